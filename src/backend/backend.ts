@@ -1,0 +1,78 @@
+import type { ModelConfig, ModelInstanceGroup } from '../config/index.js';
+import type { Logger } from '../logger.js';
+import type { Tensor } from '../tensor/index.js';
+import type { InferenceRequest, ModelHost, Parameters } from './inference.js';
+
+/**
+ * One request as a backend instance sees it. The scheduler hands an instance a batch of these.
+ * Inputs have already been validated against the config (names, datatypes, shapes, batch size).
+ */
+export interface BackendRequest {
+  readonly request: InferenceRequest;
+  /** Rows on the batch dimension (1 when max_batch_size is 0). */
+  readonly batchSize: number;
+  /** Aborted when the request is cancelled or its deadline passes. */
+  readonly signal: AbortSignal;
+  /**
+   * Send a response. A non-decoupled model sends exactly one, with `final` true. A decoupled model
+   * sends any number; the last call has `final` true (its response may be null: no response, just
+   * the end of the stream). Calls after the final one are ignored.
+   */
+  send(response: { outputs: Tensor[]; parameters?: Parameters } | null, final: boolean): void;
+  /** Fail this request (ends its stream). */
+  fail(error: unknown): void;
+}
+
+/** Time spent per batch execution, for the statistics extension (Triton's compute_* split). */
+export interface ExecuteTimings {
+  computeInputNs: number;
+  computeInferNs: number;
+  computeOutputNs: number;
+}
+
+/** A backend instance executes batches; several may run concurrently (instance_group count). */
+export interface BackendInstance {
+  /**
+   * Execute a batch. Resolves when the instance is free for the next batch; for a decoupled model
+   * responses may still be sent after that. Must not throw for per-request problems: fail the
+   * request instead. A rejection fails every request of the batch that has not completed.
+   */
+  execute(batch: readonly BackendRequest[]): Promise<ExecuteTimings | void>;
+  finalize(): Promise<void>;
+}
+
+/** What a backend needs to load a model version. */
+export interface LoadContext {
+  /** Absolute path of the model directory (holds config.pbtxt). */
+  readonly modelDir: string;
+  /** Absolute path of the version directory. */
+  readonly versionDir: string;
+  readonly version: string;
+  /** Absolute path of the model file (versionDir + default_model_filename), may not exist. */
+  readonly modelFile: string;
+  /** In-process entry to the server, for BLS calls. */
+  readonly host: ModelHost;
+  readonly log: Logger;
+}
+
+/** A model version loaded by a backend. */
+export interface BackendModel {
+  /** Create one instance of an instance group. Called at load time only. */
+  createInstance(index: number, group: ModelInstanceGroup): Promise<BackendInstance>;
+  finalize?(): Promise<void>;
+}
+
+export interface BackendFactory {
+  /** Name as written in config `backend:` ("onnxruntime", "typescript", "identity"). */
+  readonly name: string;
+  /** Platforms that map to this backend ("onnxruntime_onnx"). */
+  readonly platforms?: readonly string[];
+  /** File looked for in a version directory when the config names none. */
+  readonly defaultModelFilename: string;
+  /**
+   * Auto-complete a partial config from the model file (strict config off). Returns the completed
+   * config; throws a TributaryError naming both sides when config and model disagree.
+   */
+  autoComplete?(config: ModelConfig, ctx: LoadContext): Promise<ModelConfig>;
+  load(config: ModelConfig, ctx: LoadContext): Promise<BackendModel>;
+}

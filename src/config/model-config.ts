@@ -1,0 +1,250 @@
+/**
+ * The typed, frozen model configuration. Field names are Triton's JSON names (model_config.proto
+ * field names, as the `/v2/models/{m}/config` endpoint prints them), so the same object is parsed
+ * from config.pbtxt or config.yaml and served as JSON unchanged. int64 fields are plain numbers.
+ * Enums keep their proto spelling (`TYPE_FP32`, `KIND_CPU`).
+ */
+
+export type ConfigDataType =
+  | 'TYPE_INVALID' | 'TYPE_BOOL' | 'TYPE_UINT8' | 'TYPE_UINT16' | 'TYPE_UINT32' | 'TYPE_UINT64'
+  | 'TYPE_INT8' | 'TYPE_INT16' | 'TYPE_INT32' | 'TYPE_INT64' | 'TYPE_FP16' | 'TYPE_FP32'
+  | 'TYPE_FP64' | 'TYPE_STRING' | 'TYPE_BF16';
+
+export interface ModelTensorReshape { shape: number[] }
+
+export interface ModelInput {
+  name: string;
+  data_type: ConfigDataType;
+  format?: 'FORMAT_NONE' | 'FORMAT_NHWC' | 'FORMAT_NCHW';
+  dims: number[];
+  reshape?: ModelTensorReshape;
+  is_shape_tensor?: boolean;
+  allow_ragged_batch?: boolean;
+  optional?: boolean;
+  is_non_linear_format_io?: boolean;
+}
+
+export interface ModelOutput {
+  name: string;
+  data_type: ConfigDataType;
+  dims: number[];
+  reshape?: ModelTensorReshape;
+  label_filename?: string;
+  is_shape_tensor?: boolean;
+  is_non_linear_format_io?: boolean;
+}
+
+export interface BatchInput {
+  kind: string;
+  target_name: string[];
+  data_type: ConfigDataType;
+  source_input: string[];
+}
+
+export interface BatchOutput {
+  target_name: string[];
+  kind: string;
+  source_input: string[];
+}
+
+export interface ModelVersionPolicy {
+  latest?: { num_versions: number };
+  all?: Record<string, never>;
+  specific?: { versions: number[] };
+}
+
+export type InstanceKind = 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
+
+export interface ModelInstanceGroup {
+  name: string;
+  kind: InstanceKind;
+  count: number;
+  gpus?: number[];
+  profile?: string[];
+  passive?: boolean;
+  host_policy?: string;
+}
+
+export type TimeoutAction = 'REJECT' | 'DELAY';
+
+export interface ModelQueuePolicy {
+  timeout_action: TimeoutAction;
+  default_timeout_microseconds: number;
+  allow_timeout_override: boolean;
+  max_queue_size: number;
+}
+
+export interface ModelDynamicBatching {
+  preferred_batch_size: number[];
+  max_queue_delay_microseconds: number;
+  preserve_ordering: boolean;
+  priority_levels: number;
+  default_priority_level: number;
+  default_queue_policy?: ModelQueuePolicy;
+  priority_queue_policy: Record<string, ModelQueuePolicy>;
+}
+
+export type ControlKind =
+  | 'CONTROL_SEQUENCE_START' | 'CONTROL_SEQUENCE_READY' | 'CONTROL_SEQUENCE_END' | 'CONTROL_SEQUENCE_CORRID';
+
+export interface SequenceControl {
+  kind: ControlKind;
+  int32_false_true?: number[];
+  fp32_false_true?: number[];
+  bool_false_true?: boolean[];
+  data_type?: ConfigDataType;
+}
+
+export interface SequenceControlInput {
+  name: string;
+  control: SequenceControl[];
+}
+
+export interface SequenceInitialState {
+  data_type: ConfigDataType;
+  dims: number[];
+  zero_data?: boolean;
+  data_file?: string;
+  name: string;
+}
+
+export interface SequenceState {
+  input_name: string;
+  output_name: string;
+  data_type: ConfigDataType;
+  dims: number[];
+  initial_state: SequenceInitialState[];
+  use_same_buffer_for_input_output?: boolean;
+  use_growable_memory?: boolean;
+}
+
+export interface SequenceStrategyDirect {
+  max_queue_delay_microseconds: number;
+  minimum_slot_utilization: number;
+}
+
+export interface SequenceStrategyOldest {
+  max_candidate_sequences: number;
+  preferred_batch_size: number[];
+  max_queue_delay_microseconds: number;
+  preserve_ordering: boolean;
+}
+
+export interface ModelSequenceBatching {
+  direct?: SequenceStrategyDirect;
+  oldest?: SequenceStrategyOldest;
+  max_sequence_idle_microseconds: number;
+  control_input: SequenceControlInput[];
+  state: SequenceState[];
+  iterative_sequence?: boolean;
+}
+
+export interface EnsembleStep {
+  model_name: string;
+  model_version: number;
+  input_map: Record<string, string>;
+  output_map: Record<string, string>;
+  model_namespace?: string;
+}
+
+export interface ModelEnsembling {
+  step: EnsembleStep[];
+  max_inflight_requests?: number;
+}
+
+export interface ModelParameter { string_value: string }
+
+export interface ModelWarmupInput {
+  data_type: ConfigDataType;
+  dims: number[];
+  zero_data?: boolean;
+  random_data?: boolean;
+  input_data_file?: string;
+}
+
+export interface ModelWarmup {
+  name: string;
+  batch_size: number;
+  inputs: Record<string, ModelWarmupInput>;
+  count: number;
+}
+
+export interface ExecutionAccelerator {
+  name: string;
+  parameters: Record<string, string>;
+}
+
+export interface ModelOptimizationPolicy {
+  priority?: 'PRIORITY_DEFAULT' | 'PRIORITY_MAX' | 'PRIORITY_MIN';
+  graph?: { level: number };
+  cuda?: { graphs?: boolean; busy_wait_events?: boolean; output_copy_stream?: boolean };
+  execution_accelerators?: {
+    gpu_execution_accelerator: ExecutionAccelerator[];
+    cpu_execution_accelerator: ExecutionAccelerator[];
+  };
+  input_pinned_memory?: { enable: boolean };
+  output_pinned_memory?: { enable: boolean };
+  gather_kernel_buffer_threshold?: number;
+  eager_batching?: boolean;
+}
+
+export interface ModelTransactionPolicy { decoupled: boolean }
+
+export interface ModelResponseCache { enable: boolean }
+
+export interface ModelRepositoryAgents { agents: { name: string; parameters: Record<string, string> }[] }
+
+export interface ModelMetrics {
+  metric_control: { metric_identifier: { family: string }; histogram_options?: { buckets: number[] } }[];
+}
+
+export interface ModelConfig {
+  name: string;
+  platform: string;
+  backend: string;
+  runtime: string;
+  version_policy: ModelVersionPolicy;
+  max_batch_size: number;
+  input: ModelInput[];
+  output: ModelOutput[];
+  batch_input: BatchInput[];
+  batch_output: BatchOutput[];
+  optimization?: ModelOptimizationPolicy;
+  dynamic_batching?: ModelDynamicBatching;
+  sequence_batching?: ModelSequenceBatching;
+  ensemble_scheduling?: ModelEnsembling;
+  instance_group: ModelInstanceGroup[];
+  default_model_filename: string;
+  cc_model_filenames: Record<string, string>;
+  metric_tags: Record<string, string>;
+  parameters: Record<string, ModelParameter>;
+  model_warmup: ModelWarmup[];
+  model_operations?: Record<string, unknown>;
+  model_transaction_policy: ModelTransactionPolicy;
+  model_repository_agents?: ModelRepositoryAgents;
+  response_cache?: ModelResponseCache;
+  model_metrics?: ModelMetrics;
+}
+
+/** Read a `parameters` entry as a string, number or boolean, with a default. */
+export function configParam(config: Pick<ModelConfig, 'parameters'>, key: string): string | undefined {
+  return config.parameters[key]?.string_value;
+}
+
+export function configParamInt(config: Pick<ModelConfig, 'parameters'>, key: string, fallback: number): number {
+  const v = configParam(config, key);
+  if (v === undefined || v.trim() === '') return fallback;
+  const n = Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : fallback;
+}
+
+export function configParamBool(config: Pick<ModelConfig, 'parameters'>, key: string, fallback: boolean): boolean {
+  const v = configParam(config, key);
+  if (v === undefined) return fallback;
+  return /^(1|true|yes|on)$/i.test(v.trim());
+}
+
+/** Is this an ensemble (pipeline) model? */
+export function isEnsemble(config: Pick<ModelConfig, 'platform' | 'ensemble_scheduling'>): boolean {
+  return config.platform === 'ensemble' || config.ensemble_scheduling !== undefined;
+}

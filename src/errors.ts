@@ -1,0 +1,143 @@
+/**
+ * The one catalog of coded errors. Every error the server raises is created here, so its code,
+ * Triton kind and message shape are declared once; `protocol/status-table.ts` maps kinds to HTTP
+ * and gRPC statuses. Unknown throws become INTERNAL with the cause kept (`toTributaryError`).
+ */
+
+/** Triton's error kinds (TRITONSERVER_Error_Code). */
+export type ErrorKind =
+  | 'UNKNOWN'
+  | 'INTERNAL'
+  | 'NOT_FOUND'
+  | 'INVALID_ARG'
+  | 'UNAVAILABLE'
+  | 'UNSUPPORTED'
+  | 'ALREADY_EXISTS'
+  | 'CANCELLED';
+
+export class TributaryError extends Error {
+  readonly code: string;
+  readonly kind: ErrorKind;
+  /** Optional HTTP status override (e.g. 413 for a body past the size limit). */
+  readonly httpStatus?: number;
+
+  constructor(code: string, kind: ErrorKind, message: string, options?: { cause?: unknown; httpStatus?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TributaryError';
+    this.code = code;
+    this.kind = kind;
+    if (options?.httpStatus !== undefined) this.httpStatus = options.httpStatus;
+  }
+
+  /** The same error with a path prefixed to its message ("pipeline 'ocr', step 'rec': ..."). */
+  withContext(prefix: string): TributaryError {
+    const e = new TributaryError(this.code, this.kind, `${prefix}: ${this.message}`, {
+      cause: this.cause,
+      ...(this.httpStatus === undefined ? {} : { httpStatus: this.httpStatus }),
+    });
+    return e;
+  }
+}
+
+type Template<A extends unknown[]> = (...args: A) => string;
+
+interface ErrorDef<A extends unknown[]> {
+  readonly code: string;
+  readonly kind: ErrorKind;
+  (...args: A): TributaryError;
+  /** True when `e` was created by this definition. */
+  is(e: unknown): e is TributaryError;
+}
+
+function define<A extends unknown[]>(code: string, kind: ErrorKind, template: Template<A>, httpStatus?: number): ErrorDef<A> {
+  const make = ((...args: A) =>
+    new TributaryError(code, kind, template(...args), httpStatus === undefined ? undefined : { httpStatus })) as ErrorDef<A>;
+  Object.defineProperty(make, 'code', { value: code });
+  Object.defineProperty(make, 'kind', { value: kind });
+  make.is = (e: unknown): e is TributaryError => e instanceof TributaryError && e.code === code;
+  return make;
+}
+
+const q = (s: unknown) => `'${String(s)}'`;
+
+/**
+ * The catalog. Codes are TRB_<AREA>_<WHAT>. Add new errors here, never ad hoc.
+ * Messages name the whole path and, where there is one, the fix.
+ */
+export const Errors = {
+  // generic
+  internal: define('TRB_INTERNAL', 'INTERNAL', (msg: string) => msg),
+  invalidArg: define('TRB_INVALID_ARG', 'INVALID_ARG', (msg: string) => msg),
+  unsupported: define('TRB_UNSUPPORTED', 'UNSUPPORTED', (msg: string) => msg),
+  unavailable: define('TRB_UNAVAILABLE', 'UNAVAILABLE', (msg: string) => msg),
+  notFound: define('TRB_NOT_FOUND', 'NOT_FOUND', (msg: string) => msg),
+  alreadyExists: define('TRB_ALREADY_EXISTS', 'ALREADY_EXISTS', (msg: string) => msg),
+
+  // models and repository
+  modelNotFound: define('TRB_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, version?: string) =>
+    version ? `Request for unknown model: ${q(model)} version ${version} is not found` : `Request for unknown model: ${q(model)} is not found`),
+  modelNotReady: define('TRB_MODEL_NOT_READY', 'UNAVAILABLE', (model: string, state: string, reason?: string) =>
+    `model ${q(model)} is not ready (state ${state}${reason ? `: ${reason}` : ''})`),
+  modelLoadFailed: define('TRB_MODEL_LOAD_FAILED', 'INVALID_ARG', (model: string, reason: string) =>
+    `failed to load ${q(model)}: ${reason}`),
+  repositoryNotFound: define('TRB_REPOSITORY_NOT_FOUND', 'NOT_FOUND', (path: string) =>
+    `model repository ${q(path)} does not exist or is not a directory`),
+  modelControlDisabled: define('TRB_MODEL_CONTROL_DISABLED', 'UNAVAILABLE', (what: string) =>
+    `explicit model load / unload is not allowed if polling is enabled or model control mode is 'none' (${what})`),
+
+  // configuration
+  configInvalid: define('TRB_CONFIG_INVALID', 'INVALID_ARG', (problems: string) => problems),
+
+  // requests and tensors
+  inputMissing: define('TRB_INPUT_MISSING', 'INVALID_ARG', (model: string, input: string) =>
+    `model ${q(model)}: missing required input ${q(input)}`),
+  inputUnknown: define('TRB_INPUT_UNKNOWN', 'INVALID_ARG', (model: string, input: string, expected: string[]) =>
+    `unexpected inference input ${q(input)} for model ${q(model)}; model expects: ${expected.map(q).join(', ') || '(none)'}`),
+  outputUnknown: define('TRB_OUTPUT_UNKNOWN', 'INVALID_ARG', (model: string, output: string) =>
+    `unexpected inference output ${q(output)} for model ${q(model)}`),
+  datatypeMismatch: define('TRB_DATATYPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string) =>
+    `model ${q(model)}, input ${q(tensor)}: expects datatype ${expected}, got ${got}`),
+  shapeMismatch: define('TRB_SHAPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string) =>
+    `model ${q(model)}, input ${q(tensor)}: unexpected shape ${got}, model configuration expects ${expected}`),
+  batchTooLarge: define('TRB_BATCH_TOO_LARGE', 'INVALID_ARG', (model: string, batch: number, max: number) =>
+    `model ${q(model)}: inference request batch-size ${batch} must be <= ${max}`),
+  tensorSize: define('TRB_TENSOR_SIZE', 'INVALID_ARG', (tensor: string, detail: string) => `tensor ${q(tensor)}: ${detail}`),
+  badDatatype: define('TRB_BAD_DATATYPE', 'INVALID_ARG', (tensor: string, dt: string) =>
+    `tensor ${q(tensor)}: invalid datatype ${q(dt)}`),
+  badRequest: define('TRB_BAD_REQUEST', 'INVALID_ARG', (msg: string) => msg),
+  payloadTooLarge: define('TRB_PAYLOAD_TOO_LARGE', 'INVALID_ARG', (msg: string) => msg, 413),
+  decoupledUnary: define('TRB_DECOUPLED_UNARY', 'UNSUPPORTED', (model: string) =>
+    `ModelInfer RPC doesn't support models with decoupled transaction policy (model ${q(model)}); use a stream (gRPC ModelStreamInfer, or HTTP with Accept: text/event-stream)`),
+
+  // scheduling
+  queueFull: define('TRB_QUEUE_FULL', 'UNAVAILABLE', (model: string) =>
+    `model ${q(model)}: exceeds maximum queue size`),
+  timeout: define('TRB_TIMEOUT', 'UNAVAILABLE', (model: string) => `model ${q(model)}: request timeout expired`),
+  cancelled: define('TRB_CANCELLED', 'CANCELLED', (model: string) => `model ${q(model)}: request cancelled`),
+
+  // sequences
+  sequenceUnknown: define('TRB_SEQUENCE_UNKNOWN', 'INVALID_ARG', (model: string, id: string) =>
+    `model ${q(model)}: inference request for sequence ${id} must specify the START flag on the first request of the sequence`),
+  sequenceMissingId: define('TRB_SEQUENCE_MISSING_ID', 'INVALID_ARG', (model: string) =>
+    `model ${q(model)}: inference request to a sequence batcher must specify a non-zero or non-empty correlation ID (sequence_id)`),
+
+  // backends
+  backendUnknown: define('TRB_BACKEND_UNKNOWN', 'INVALID_ARG', (model: string, backend: string) =>
+    `model ${q(model)}: unknown backend ${q(backend)}`),
+  backendFailed: define('TRB_BACKEND_FAILED', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+  providerUnavailable: define('TRB_PROVIDER_UNAVAILABLE', 'UNAVAILABLE', (model: string, provider: string) =>
+    `model ${q(model)}: execution provider ${q(provider)} is not available on this machine (onnxruntime-node here ships the CPU provider only); remove it from optimization.execution_accelerators`),
+  scriptError: define('TRB_SCRIPT_ERROR', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+  scriptLimit: define('TRB_SCRIPT_LIMIT', 'UNAVAILABLE', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+
+  // pipelines
+  stepFailed: define('TRB_STEP_FAILED', 'INTERNAL', (pipeline: string, step: string, msg: string) =>
+    `pipeline ${q(pipeline)}, step ${q(step)}: ${msg}`),
+} as const;
+
+/** Wrap anything thrown into a TributaryError; unknown throws become INTERNAL with the cause kept. */
+export function toTributaryError(e: unknown): TributaryError {
+  if (e instanceof TributaryError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  return new TributaryError('TRB_INTERNAL', 'INTERNAL', msg, { cause: e });
+}

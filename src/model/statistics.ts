@@ -1,0 +1,93 @@
+/** Statistics-extension shapes (Triton's /v2/models/{m}/stats JSON), and per-request records. */
+
+export interface StatDuration { count: number; ns: number }
+
+export interface InferStatistics {
+  success: StatDuration;
+  fail: StatDuration;
+  queue: StatDuration;
+  compute_input: StatDuration;
+  compute_infer: StatDuration;
+  compute_output: StatDuration;
+  cache_hit: StatDuration;
+  cache_miss: StatDuration;
+}
+
+export interface InferBatchStatistics {
+  batch_size: number;
+  compute_input: StatDuration;
+  compute_infer: StatDuration;
+  compute_output: StatDuration;
+}
+
+export interface InferResponseStatistics {
+  compute_infer: StatDuration;
+  compute_output: StatDuration;
+  success: StatDuration;
+  fail: StatDuration;
+  empty_response: StatDuration;
+  cancel: StatDuration;
+}
+
+export interface ModelStatistics {
+  name: string;
+  version: string;
+  /** ms since the epoch of the last inference; 0 if none. */
+  last_inference: number;
+  inference_count: number;
+  execution_count: number;
+  inference_stats: InferStatistics;
+  response_stats: Record<string, InferResponseStatistics>;
+  batch_stats: InferBatchStatistics[];
+  memory_usage: { type: string; id: number; byte_size: number }[];
+  /**
+   * Pipelines only (a Tributary addition): per-step statistics, and wall time kept apart from
+   * the summed compute of steps so parallel branches do not look sequential.
+   */
+  step_stats?: { step: string; model: string; version: string; count: number; ns: number; fail: number }[];
+  wall?: StatDuration;
+  /** Sequence batcher models only. */
+  sequence_stats?: { active: number; started: number; ended: number; released_idle: number };
+}
+
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+
+/** One finished request, reported to listeners (metrics) by the model. */
+export interface RequestRecord {
+  model: string;
+  version: string;
+  success: boolean;
+  reason?: FailureReason;
+  /** Rows in the request (batch size of the request itself). */
+  batchSize: number;
+  requestNs: number;
+  queueNs: number;
+  computeInputNs: number;
+  computeInferNs: number;
+  computeOutputNs: number;
+  /** Time to the first response (decoupled models and all others). */
+  firstResponseNs?: number;
+}
+
+export interface ExecutionRecord {
+  model: string;
+  version: string;
+  batchSize: number;
+}
+
+export interface ModelListener {
+  onRequest?(r: RequestRecord): void;
+  onExecution?(r: ExecutionRecord): void;
+  onPending?(model: string, version: string, depth: number): void;
+}
+
+export function emptyDuration(): StatDuration {
+  return { count: 0, ns: 0 };
+}
+
+export function emptyInferStatistics(): InferStatistics {
+  return {
+    success: emptyDuration(), fail: emptyDuration(), queue: emptyDuration(), compute_input: emptyDuration(),
+    compute_infer: emptyDuration(), compute_output: emptyDuration(), cache_hit: emptyDuration(), cache_miss: emptyDuration(),
+  };
+}

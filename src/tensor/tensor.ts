@@ -1,0 +1,158 @@
+import { Errors } from '../errors.js';
+import { STORAGE, elementSize, type DataType, type TypedArray } from './datatype.js';
+import { elementCount, formatShape } from './shape.js';
+
+/** BYTES tensors hold one Uint8Array per element (views, not copies, where they come from a buffer). */
+export type BytesData = readonly Uint8Array[];
+export type TensorData = TypedArray | BytesData;
+
+/**
+ * A tensor is a plain immutable record. `data` is row-major; for numeric types it is a typed array
+ * that may be a view over a larger buffer (a request body, a batch output), never copied unless
+ * alignment forces it.
+ */
+export interface Tensor {
+  readonly name: string;
+  readonly datatype: DataType;
+  readonly shape: readonly number[];
+  readonly data: TensorData;
+}
+
+const utf8 = new TextEncoder();
+const utf8d = new TextDecoder();
+
+export type TensorInit = TensorData | readonly number[] | readonly bigint[] | readonly boolean[] | readonly string[];
+
+/**
+ * Make a tensor, checking that the element count matches the shape. Numbers, bigints, booleans and
+ * strings are converted into the datatype's storage; typed arrays of the right kind are kept as is.
+ */
+export function createTensor(name: string, datatype: DataType, shape: readonly number[], data: TensorInit): Tensor {
+  const count = elementCount(shape);
+  let stored: TensorData;
+  if (datatype === 'BYTES') {
+    if (!Array.isArray(data)) throw Errors.tensorSize(name, 'BYTES data must be an array of strings or Uint8Arrays');
+    stored = (data as readonly unknown[]).map((v, i) => {
+      if (typeof v === 'string') return utf8.encode(v);
+      if (v instanceof Uint8Array) return v;
+      throw Errors.tensorSize(name, `BYTES element ${i} must be a string or Uint8Array, got ${typeof v}`);
+    });
+  } else {
+    const Ctor = STORAGE[datatype];
+    if (ArrayBuffer.isView(data) && data.constructor === Ctor) {
+      stored = data as TypedArray;
+    } else if (Array.isArray(data)) {
+      const arr = new Ctor(data.length);
+      const big = arr instanceof BigInt64Array || arr instanceof BigUint64Array;
+      for (let i = 0; i < data.length; i++) {
+        const v = data[i] as unknown;
+        (arr as unknown as unknown[])[i] = big ? BigInt(typeof v === 'boolean' ? Number(v) : (v as number | bigint))
+          : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? Number(v) : v;
+      }
+      stored = arr;
+    } else {
+      throw Errors.tensorSize(name, `data for ${datatype} must be a ${Ctor.name} or an array of numbers`);
+    }
+  }
+  if (stored.length !== count) {
+    throw Errors.tensorSize(name, `shape ${formatShape(shape)} has ${count} elements but data has ${stored.length}`);
+  }
+  return { name, datatype, shape: [...shape], data: stored };
+}
+
+/**
+ * A tensor over raw little-endian bytes (binary tensor extension, gRPC raw contents, shm).
+ * Numeric types become a typed-array view over `bytes` (no copy) unless the offset is misaligned
+ * for the element size, in which case one copy is made. BYTES elements are parsed from their
+ * 4-byte little-endian length prefixes into subarray views.
+ */
+export function tensorFromBytes(name: string, datatype: DataType, shape: readonly number[], bytes: Uint8Array): Tensor {
+  const count = elementCount(shape);
+  if (datatype === 'BYTES') {
+    const out: Uint8Array[] = new Array(count);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      if (p + 4 > bytes.byteLength) throw Errors.tensorSize(name, `BYTES data ends before element ${i} of ${count} (need a 4-byte length at offset ${p}, have ${bytes.byteLength} bytes)`);
+      const len = view.getUint32(p, true);
+      p += 4;
+      if (p + len > bytes.byteLength) throw Errors.tensorSize(name, `BYTES element ${i} declares ${len} bytes but only ${bytes.byteLength - p} remain`);
+      out[i] = bytes.subarray(p, p + len);
+      p += len;
+    }
+    if (p !== bytes.byteLength) throw Errors.tensorSize(name, `BYTES data has ${bytes.byteLength - p} trailing bytes after ${count} elements`);
+    return { name, datatype, shape: [...shape], data: out };
+  }
+  const size = elementSize(datatype);
+  const expected = count * size;
+  if (bytes.byteLength !== expected) {
+    throw Errors.tensorSize(name, `unexpected byte size ${bytes.byteLength} for ${datatype} ${formatShape(shape)}, expected ${expected} (${count} elements x ${size} bytes)`);
+  }
+  const Ctor = STORAGE[datatype];
+  let src = bytes;
+  if (bytes.byteOffset % size !== 0) src = bytes.slice(); // alignment forces the one copy
+  return { name, datatype, shape: [...shape], data: new Ctor(src.buffer, src.byteOffset, count) };
+}
+
+/** Byte size on the wire (BYTES: sum of 4 + length per element). */
+export function tensorByteSize(t: Tensor): number {
+  if (t.datatype === 'BYTES') {
+    let n = 0;
+    for (const e of t.data as BytesData) n += 4 + e.byteLength;
+    return n;
+  }
+  return (t.data as TypedArray).byteLength;
+}
+
+/** Raw little-endian bytes: a view for numeric tensors; one encoding pass for BYTES. */
+export function tensorToBytes(t: Tensor): Uint8Array {
+  if (t.datatype !== 'BYTES') {
+    const d = t.data as TypedArray;
+    return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+  }
+  const out = new Uint8Array(tensorByteSize(t));
+  const view = new DataView(out.buffer);
+  let p = 0;
+  for (const e of t.data as BytesData) {
+    view.setUint32(p, e.byteLength, true);
+    out.set(e, p + 4);
+    p += 4 + e.byteLength;
+  }
+  return out;
+}
+
+/** Write a tensor's wire bytes into `dst` at `offset`; returns bytes written. */
+export function writeTensorBytes(t: Tensor, dst: Uint8Array, offset: number): number {
+  if (t.datatype !== 'BYTES') {
+    const d = t.data as TypedArray;
+    dst.set(new Uint8Array(d.buffer, d.byteOffset, d.byteLength), offset);
+    return d.byteLength;
+  }
+  const view = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
+  let p = offset;
+  for (const e of t.data as BytesData) {
+    view.setUint32(p, e.byteLength, true);
+    dst.set(e, p + 4);
+    p += 4 + e.byteLength;
+  }
+  return p - offset;
+}
+
+/** BYTES elements decoded as UTF-8. */
+export function tensorStrings(t: Tensor): string[] {
+  if (t.datatype !== 'BYTES') throw Errors.tensorSize(t.name, `is ${t.datatype}, not BYTES`);
+  return (t.data as BytesData).map((e) => utf8d.decode(e));
+}
+
+/** Same data under another name (no copy). */
+export function renameTensor(t: Tensor, name: string): Tensor {
+  return t.name === name ? t : { name, datatype: t.datatype, shape: t.shape, data: t.data };
+}
+
+/** Same data with another shape of equal element count (no copy). */
+export function reshapeTensor(t: Tensor, shape: readonly number[]): Tensor {
+  if (elementCount(shape) !== elementCount(t.shape)) {
+    throw Errors.tensorSize(t.name, `cannot reshape ${formatShape(t.shape)} to ${formatShape(shape)}`);
+  }
+  return { name: t.name, datatype: t.datatype, shape: [...shape], data: t.data };
+}
