@@ -63,6 +63,8 @@ export interface ModelInstanceGroup {
   profile?: string[];
   passive?: boolean;
   host_policy?: string;
+  rate_limiter?: { resources: { name: string; global: boolean; count: number }[]; priority: number };
+  secondary_devices?: { kind: 'KIND_NVDLA'; device_id: number }[];
 }
 
 export type TimeoutAction = 'REJECT' | 'DELAY';
@@ -150,6 +152,8 @@ export interface EnsembleStep {
 export interface ModelEnsembling {
   step: EnsembleStep[];
   max_inflight_requests?: number;
+  /** model_config.proto's name for the in-flight bound (0 = unlimited). */
+  max_inflight_responses?: number;
 }
 
 export interface ModelParameter { string_value: string }
@@ -177,7 +181,7 @@ export interface ExecutionAccelerator {
 export interface ModelOptimizationPolicy {
   priority?: 'PRIORITY_DEFAULT' | 'PRIORITY_MAX' | 'PRIORITY_MIN';
   graph?: { level: number };
-  cuda?: { graphs?: boolean; busy_wait_events?: boolean; output_copy_stream?: boolean };
+  cuda?: { graphs?: boolean; busy_wait_events?: boolean; output_copy_stream?: boolean; graph_spec?: unknown[] };
   execution_accelerators?: {
     gpu_execution_accelerator: ExecutionAccelerator[];
     cpu_execution_accelerator: ExecutionAccelerator[];

@@ -1,0 +1,1 @@
+export { createIdentityBackend } from './identity-backend.js';

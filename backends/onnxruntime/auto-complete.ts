@@ -1,0 +1,105 @@
+import type { ConfigDataType, ModelConfig, ModelInput, ModelOutput } from '../../src/config/index.js';
+import { Errors } from '../../src/errors.js';
+import { formatShape, fromConfigType, toConfigType } from '../../src/tensor/index.js';
+import { formatRawDims, type IoSignature, type ModelSignature } from './model-signature.js';
+
+/** Triton's default max_batch_size when auto-complete finds a batchable model. */
+export const DEFAULT_MAX_BATCH_SIZE = 4;
+
+type Io = ModelInput | ModelOutput;
+
+/** Every input and output has a variable first dimension, so requests can stack along it. */
+export function canBatch(sig: ModelSignature): boolean {
+  return [...sig.inputs, ...sig.outputs].every((io) => io.dims.length > 0 && io.dims[0] === -1);
+}
+
+function describe(io: IoSignature): string {
+  return `'${io.name}' ${io.datatype ?? io.ortType} ${formatRawDims(io)}`;
+}
+
+/**
+ * Triton's rule for max_batch_size when the config leaves it 0: batchable when every model tensor
+ * has a variable first dim, unless the config already spelled out dims of the model's full rank
+ * (which says "this model does not batch").
+ */
+function pickMaxBatch(config: ModelConfig, sig: ModelSignature): number {
+  if (config.max_batch_size > 0) return config.max_batch_size;
+  if (!canBatch(sig)) return 0;
+  const given: Array<[Io, IoSignature | undefined]> = [
+    ...config.input.map((c) => [c, sig.inputs.find((m) => m.name === c.name)] as [Io, IoSignature | undefined]),
+    ...config.output.map((c) => [c, sig.outputs.find((m) => m.name === c.name)] as [Io, IoSignature | undefined]),
+  ];
+  const fullRank = given.some(([c, m]) => m && (c.reshape?.shape ?? c.dims).length === m.dims.length);
+  return fullRank ? 0 : DEFAULT_MAX_BATCH_SIZE;
+}
+
+function fromModel(model: string, io: IoSignature, batched: boolean): { name: string; data_type: ConfigDataType; dims: number[] } {
+  if (!io.datatype) {
+    throw Errors.modelLoadFailed(model, `model tensor ${describe(io)} has type ${io.ortType}, which onnxruntime-node cannot exchange`);
+  }
+  return { name: io.name, data_type: toConfigType(io.datatype) as ConfigDataType, dims: batched ? io.dims.slice(1) : [...io.dims] };
+}
+
+/**
+ * Fill what the config leaves out from the ONNX graph (strict config off): inputs, outputs,
+ * datatypes, dims and max_batch_size; then check the result against the graph.
+ */
+export function completeConfig(config: ModelConfig, sig: ModelSignature): ModelConfig {
+  const maxBatch = pickMaxBatch(config, sig);
+  const batched = maxBatch > 0;
+  const out: ModelConfig = {
+    ...config,
+    platform: config.platform || 'onnxruntime_onnx',
+    backend: config.backend || 'onnxruntime',
+    max_batch_size: maxBatch,
+    input: config.input.length > 0 ? config.input : sig.inputs.map((io) => fromModel(config.name, io, batched)),
+    output: config.output.length > 0 ? config.output : sig.outputs.map((io) => fromModel(config.name, io, batched)),
+  };
+  checkConfig(out, sig);
+  return out;
+}
+
+function checkIo(kind: 'input' | 'output', c: Io, models: readonly IoSignature[], batched: boolean, problems: string[]): void {
+  const m = models.find((x) => x.name === c.name);
+  if (!m) {
+    problems.push(`config ${kind} '${c.name}' is not an ${kind} of the model; model ${kind}s: ${models.map(describe).join(', ') || '(none)'}`);
+    return;
+  }
+  const dt = fromConfigType(c.data_type);
+  if (dt !== m.datatype) {
+    problems.push(`${kind} '${c.name}': config data_type ${c.data_type} but the model has ${m.datatype ? toConfigType(m.datatype) : m.ortType}`);
+  }
+  const own = c.reshape?.shape ?? c.dims;
+  const full = batched ? [-1, ...own] : own;
+  const what = c.reshape ? 'reshape' : 'dims';
+  const batchNote = batched ? ` (with the batch dim: ${formatShape(full)})` : '';
+  if (full.length !== m.dims.length) {
+    problems.push(`${kind} '${c.name}': config ${what} ${formatShape(own)}${batchNote} has rank ${full.length} but the model shape ${formatRawDims(m)} has rank ${m.dims.length}`);
+    return;
+  }
+  for (let i = batched ? 1 : 0; i < full.length; i++) {
+    if (m.dims[i] !== -1 && full[i] !== m.dims[i]) {
+      problems.push(`${kind} '${c.name}': config ${what} ${formatShape(own)}${batchNote} disagree with the model shape ${formatRawDims(m)} at dimension ${i} (config ${full[i]}, model ${m.dims[i]})`);
+      return;
+    }
+  }
+}
+
+/** Check a (complete) config against the graph; every problem is reported at once. */
+export function checkConfig(config: ModelConfig, sig: ModelSignature): void {
+  const batched = config.max_batch_size > 0;
+  const problems: string[] = [];
+  if (batched) {
+    for (const m of [...sig.inputs, ...sig.outputs]) {
+      if (m.dims.length === 0 || m.dims[0] !== -1) {
+        problems.push(`max_batch_size is ${config.max_batch_size} but model tensor ${describe(m)} has no variable first dimension to batch along; set max_batch_size: 0`);
+      }
+    }
+  }
+  for (const c of config.input) checkIo('input', c, sig.inputs, batched, problems);
+  for (const c of config.output) checkIo('output', c, sig.outputs, batched, problems);
+  for (const m of sig.inputs) {
+    if (!config.input.some((c) => c.name === m.name)) problems.push(`model input ${describe(m)} is missing from the config`);
+  }
+  if (problems.length > 0) throw Errors.modelLoadFailed(config.name, problems.join('; '));
+}

@@ -1,0 +1,38 @@
+import type * as ort from 'onnxruntime-node';
+import { STORAGE, type DataType } from '../../src/tensor/index.js';
+import type { IoSignature, ModelSignature } from './model-signature.js';
+import { ortTypeOf, type PlainTensor } from './ort-tensor.js';
+import { ortFeeds } from './session-runner.js';
+
+/** Zero-filled feeds for one item: variable dims become 1. */
+export function zeroFeeds(inputs: readonly IoSignature[]): PlainTensor[] {
+  return inputs.map((io) => {
+    const dims = io.dims.map((d) => (d < 0 ? 1 : d));
+    const count = dims.reduce((a, b) => a * b, 1);
+    const dt = io.datatype as DataType;
+    const data = dt === 'BYTES' ? new Array<string>(count).fill('') : new STORAGE[dt as Exclude<DataType, 'BYTES'>](count);
+    return { name: io.name, type: ortTypeOf(dt)!, dims, data };
+  });
+}
+
+/**
+ * Median time (µs) of a warm run on zero inputs, or undefined when the model cannot run on them
+ * (e.g. it needs particular values or shapes); callers then keep the safe default.
+ */
+export async function measureRunUs(session: ort.InferenceSession, sig: ModelSignature, runs = 5): Promise<number | undefined> {
+  if (sig.inputs.some((i) => !i.datatype)) return undefined;
+  const feeds = ortFeeds(zeroFeeds(sig.inputs));
+  try {
+    await session.run(feeds); // warm-up: first run allocates and plans
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = process.hrtime.bigint();
+      await session.run(feeds);
+      times.push(Number(process.hrtime.bigint() - t) / 1000);
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { existsSync } from 'node:fs';
+import * as ort from 'onnxruntime-node';
+import type { BackendFactory, BackendInstance, BackendModel, LoadContext } from '../../src/backend/index.js';
+import type { ModelConfig, ModelInstanceGroup } from '../../src/config/index.js';
+import { Errors, TributaryError } from '../../src/errors.js';
+import { checkConfig, completeConfig } from './auto-complete.js';
+import { measureRunUs } from './measure-run.js';
+import { modelSignature } from './model-signature.js';
+import { createOrtInstance, type InstancePlan } from './ort-instance.js';
+import { checkInstanceGroup, ortSettings } from './session-options.js';
+import { createInlineRunner, type SessionRunner } from './session-runner.js';
+import { createWorkerRunner } from './worker-runner.js';
+
+/** The loaded model; `executionTarget` and `measuredRunUs` say what `auto` decided (logs, tests). */
+export interface OrtBackendModel extends BackendModel {
+  readonly executionTarget: 'inline' | 'worker';
+  readonly measuredRunUs: number | undefined;
+}
+
+async function openSession(model: string, file: string, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
+  if (!existsSync(file)) throw Errors.modelLoadFailed(model, `model file '${file}' does not exist`);
+  try {
+    return await ort.InferenceSession.create(file, options);
+  } catch (e) {
+    throw Errors.modelLoadFailed(model, `onnxruntime could not load '${file}': ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendModel> {
+  const settings = ortSettings(config);
+  for (const g of config.instance_group) checkInstanceGroup(config, g);
+  const probe = await openSession(config.name, ctx.modelFile, settings.options);
+  let measuredRunUs: number | undefined;
+  let target: 'inline' | 'worker';
+  try {
+    const sig = modelSignature(probe);
+    checkConfig(config, sig);
+    if (settings.target === 'auto') {
+      measuredRunUs = await measureRunUs(probe, sig);
+      target = measuredRunUs !== undefined && measuredRunUs > settings.workerThresholdUs ? 'worker' : 'inline';
+      ctx.log.verbose(1, `model '${config.name}': warm run ${measuredRunUs?.toFixed(1) ?? '(not measurable)'} µs -> ${target} execution`);
+    } else {
+      target = settings.target;
+    }
+  } catch (e) {
+    await probe.release();
+    throw e;
+  }
+  const plan: InstancePlan = {
+    model: config.name,
+    inputs: config.input.map((i) => i.name),
+    outputs: config.output.map((o) => o.name),
+    batched: config.max_batch_size > 0,
+  };
+  // The probe session serves the first inline instance rather than being thrown away.
+  let spare: ort.InferenceSession | undefined = probe;
+  if (target === 'worker') { spare = undefined; await probe.release(); }
+
+  return {
+    executionTarget: target,
+    measuredRunUs,
+    async createInstance(_index: number, group: ModelInstanceGroup): Promise<BackendInstance> {
+      checkInstanceGroup(config, group);
+      let runner: SessionRunner;
+      if (target === 'inline') {
+        const session = spare ?? await openSession(config.name, ctx.modelFile, settings.options);
+        spare = undefined;
+        runner = createInlineRunner(session);
+      } else {
+        runner = await createWorkerRunner(ctx.modelFile, settings.options).catch((e: unknown) => {
+          throw Errors.modelLoadFailed(config.name, `onnxruntime worker could not load '${ctx.modelFile}': ${e instanceof Error ? e.message : String(e)}`);
+        });
+      }
+      return createOrtInstance(plan, runner);
+    },
+    async finalize() {
+      await spare?.release();
+      spare = undefined;
+    },
+  };
+}
+
+/** Options for auto-complete's metadata-only session: no optimisation work, one thread. */
+const METADATA_OPTIONS: ort.InferenceSession.SessionOptions = {
+  graphOptimizationLevel: 'disabled', intraOpNumThreads: 1, interOpNumThreads: 1,
+};
+
+export function createOnnxRuntimeBackend(): BackendFactory {
+  return {
+    name: 'onnxruntime',
+    platforms: ['onnxruntime_onnx'],
+    defaultModelFilename: 'model.onnx',
+    async autoComplete(config, ctx) {
+      const session = await openSession(config.name, ctx.modelFile, METADATA_OPTIONS);
+      try {
+        return completeConfig(config, modelSignature(session));
+      } catch (e) {
+        throw e instanceof TributaryError ? e : Errors.modelLoadFailed(config.name, String(e));
+      } finally {
+        await session.release();
+      }
+    },
+    load,
+  };
+}

@@ -1,0 +1,28 @@
+/** Collects semantic problems for one parsed config, each placed at its path's position. */
+import type { ConfigProblem, ParsedConfig } from './config-problem.js';
+import type { ModelConfig } from './model-config.js';
+import { positionOf } from './position-of.js';
+
+export class ConfigReporter {
+  readonly problems: ConfigProblem[] = [];
+  readonly config: ModelConfig;
+  constructor(private readonly parsed: ParsedConfig) {
+    this.config = parsed.config;
+  }
+
+  /** Was this path written in the source (rather than filled in as a default)? */
+  has(path: string): boolean {
+    return this.parsed.positions.has(path);
+  }
+
+  error(path: string, message: string): void { this.add(path, message, 'error'); }
+  warning(path: string, message: string): void { this.add(path, message, 'warning'); }
+
+  private add(path: string, message: string, severity: 'error' | 'warning'): void {
+    const pos = positionOf(this.parsed, path);
+    this.problems.push({ ...pos, path, message: `model '${this.config.name}': ${message}`, severity });
+  }
+}
+
+/** `input[1] 'INPUT1'` — how messages name a tensor. */
+export const label = (path: string, name: string | undefined): string => (name ? `${path} '${name}'` : path);
