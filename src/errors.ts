@@ -46,7 +46,7 @@ interface ErrorDef<A extends unknown[]> {
   readonly kind: ErrorKind;
   (...args: A): TributaryError;
   /** True when `e` was created by this definition. */
-  is(e: unknown): e is TributaryError;
+  is(e: unknown): boolean;
 }
 
 function define<A extends unknown[]>(code: string, kind: ErrorKind, template: Template<A>, httpStatus?: number): ErrorDef<A> {
@@ -54,7 +54,7 @@ function define<A extends unknown[]>(code: string, kind: ErrorKind, template: Te
     new TributaryError(code, kind, template(...args), httpStatus === undefined ? undefined : { httpStatus })) as ErrorDef<A>;
   Object.defineProperty(make, 'code', { value: code });
   Object.defineProperty(make, 'kind', { value: kind });
-  make.is = (e: unknown): e is TributaryError => e instanceof TributaryError && e.code === code;
+  make.is = (e: unknown): boolean => e instanceof TributaryError && e.code === code;
   return make;
 }
 
@@ -106,6 +106,10 @@ export const Errors = {
     `tensor ${q(tensor)}: invalid datatype ${q(dt)}`),
   badRequest: define('TRB_BAD_REQUEST', 'INVALID_ARG', (msg: string) => msg),
   payloadTooLarge: define('TRB_PAYLOAD_TOO_LARGE', 'INVALID_ARG', (msg: string) => msg, 413),
+  tooManyResponses: define('TRB_TOO_MANY_RESPONSES', 'INVALID_ARG', (model: string) =>
+    `model ${q(model)} sent more than one response, which a unary request cannot carry; stream them with 'Accept: text/event-stream' on /infer, /generate_stream, or gRPC ModelStreamInfer`),
+  featureNotEnabled: define('TRB_FEATURE_NOT_ENABLED', 'UNSUPPORTED', (feature: string, how: string) =>
+    `${feature} is not enabled on this server; ${how}`),
   decoupledUnary: define('TRB_DECOUPLED_UNARY', 'UNSUPPORTED', (model: string) =>
     `ModelInfer RPC doesn't support models with decoupled transaction policy (model ${q(model)}); use a stream (gRPC ModelStreamInfer, or HTTP with Accept: text/event-stream)`),
 
@@ -120,6 +124,10 @@ export const Errors = {
     `model ${q(model)}: inference request for sequence ${id} must specify the START flag on the first request of the sequence`),
   sequenceMissingId: define('TRB_SEQUENCE_MISSING_ID', 'INVALID_ARG', (model: string) =>
     `model ${q(model)}: inference request to a sequence batcher must specify a non-zero or non-empty correlation ID (sequence_id)`),
+  sequenceIdleReleased: define('TRB_SEQUENCE_IDLE_RELEASED', 'INVALID_ARG', (model: string, id: string, idleUs: number) =>
+    `model ${q(model)}: sequence ${id} was released after being idle for more than ${idleUs} microseconds (max_sequence_idle_microseconds); start it again with the START flag`),
+  sequenceCorrId: define('TRB_SEQUENCE_CORRID', 'INVALID_ARG', (model: string, input: string, id: string, datatype: string) =>
+    `model ${q(model)}: correlation ID ${id} cannot be given to control input ${q(input)} of type ${datatype}`),
 
   // backends
   backendUnknown: define('TRB_BACKEND_UNKNOWN', 'INVALID_ARG', (model: string, backend: string) =>
@@ -133,6 +141,10 @@ export const Errors = {
   // pipelines
   stepFailed: define('TRB_STEP_FAILED', 'INTERNAL', (pipeline: string, step: string, msg: string) =>
     `pipeline ${q(pipeline)}, step ${q(step)}: ${msg}`),
+  pipelineOutputMissing: define('TRB_PIPELINE_OUTPUT_MISSING', 'INTERNAL', (pipeline: string, outputs: string[]) =>
+    `pipeline ${q(pipeline)}: output ${outputs.map(q).join(', ')} was never produced (a step returned no response, or a response without the mapped output)`),
+  pipelineNotDecoupled: define('TRB_PIPELINE_NOT_DECOUPLED', 'INTERNAL', (pipeline: string) =>
+    `pipeline ${q(pipeline)} is not decoupled but produced more than one set of outputs (a decoupled step sent several responses); set model_transaction_policy { decoupled: true } on the pipeline to stream them`),
 } as const;
 
 /** Wrap anything thrown into a TributaryError; unknown throws become INTERNAL with the cause kept. */
@@ -140,4 +152,17 @@ export function toTributaryError(e: unknown): TributaryError {
   if (e instanceof TributaryError) return e;
   const msg = e instanceof Error ? e.message : String(e);
   return new TributaryError('TRB_INTERNAL', 'INTERNAL', msg, { cause: e });
+}
+
+/**
+ * A pipeline step failed: the message names pipeline and step (code TRB_STEP_FAILED), while the
+ * kind stays the cause's, so a bad input found at a step is still INVALID_ARG (HTTP 400).
+ */
+export function stepFailure(pipeline: string, step: string, cause: unknown): TributaryError {
+  const e = toTributaryError(cause);
+  const base = Errors.stepFailed(pipeline, step, e.message);
+  return new TributaryError(base.code, e.kind, base.message, {
+    cause,
+    ...(e.httpStatus === undefined ? {} : { httpStatus: e.httpStatus }),
+  });
 }

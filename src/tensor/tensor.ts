@@ -90,7 +90,8 @@ export function tensorFromBytes(name: string, datatype: DataType, shape: readonl
   }
   const Ctor = STORAGE[datatype];
   let src = bytes;
-  if (bytes.byteOffset % size !== 0) src = bytes.slice(); // alignment forces the one copy
+  // alignment forces the one copy (Uint8Array.prototype.slice: a Buffer's own slice() would not copy)
+  if (bytes.byteOffset % size !== 0) src = Uint8Array.prototype.slice.call(bytes);
   return { name, datatype, shape: [...shape], data: new Ctor(src.buffer, src.byteOffset, count) };
 }
 

@@ -1,0 +1,38 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Errors } from '../errors.js';
+
+export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parse flags the way tritonserver spells them (`--flag=value` or `--flag value`), rejecting
+ * unknown flags with a message that names them and points at --help.
+ */
+export function parseFlags(command: string, argv: readonly string[], options: FlagSpec): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
+  try {
+    const r = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    return { values: r.values as Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: r.positionals };
+  } catch (e) {
+    throw Errors.invalidArg(`tributary ${command}: ${(e as Error).message.replace(/\. To specify a positional.*$/s, '')}; see 'tributary ${command} --help'`);
+  }
+}
+
+export function intFlag(name: string, v: unknown, fallback: number, min = 0): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw Errors.invalidArg(`--${name} expects an integer >= ${min}, got '${String(v)}'`);
+  return n;
+}
+
+export function boolFlag(name: string, v: unknown, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (v === true) return true;
+  const s = String(v).toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off'].includes(s)) return false;
+  throw Errors.invalidArg(`--${name} expects true or false, got '${String(v)}'`);
+}
+
+export function listFlag(v: unknown): string[] {
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
+}

@@ -1,0 +1,40 @@
+import { toTributaryError } from '../errors.js';
+import { graph } from './graph.js';
+import { newModel } from './new-model.js';
+import { serve } from './serve.js';
+import { validate } from './validate.js';
+
+const HELP = `Usage: tributary <command> [options]
+
+Commands:
+  serve       serve a model repository (HTTP, gRPC, metrics)     tributary serve --help
+  validate    check a repository's configs, models and pipelines  tributary validate --help
+  graph       print a pipeline's graph (Mermaid or DOT)           tributary graph --help
+  new-model   scaffold a TypeScript model directory               tributary new-model --help
+`;
+
+const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
+  serve, validate, graph, 'new-model': newModel,
+};
+
+/** Entry point; returns the exit code. Errors print one clear line, never a stack. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    process.stdout.write(HELP);
+    return cmd ? 0 : 2;
+  }
+  // tritonserver habit: `tributary --model-repository=...` means serve.
+  const run = COMMANDS[cmd] ?? (cmd.startsWith('--') ? () => serve(argv) : undefined);
+  if (!run) {
+    process.stderr.write(`tributary: unknown command '${cmd}'\n\n${HELP}`);
+    return 2;
+  }
+  try {
+    return await run(rest);
+  } catch (e) {
+    const err = toTributaryError(e);
+    process.stderr.write(`error: ${err.message}\n`);
+    return err.kind === 'INVALID_ARG' ? 2 : 1;
+  }
+}

@@ -1,0 +1,273 @@
+import { Observable, type Subscriber } from 'rxjs';
+import type { BackendInstance, BackendModel, ExecuteTimings, InferenceRequest, InferenceResponse, Parameters } from '../backend/index.js';
+import type { ModelConfig, ModelInput } from '../config/index.js';
+import { Errors, TributaryError, toTributaryError } from '../errors.js';
+import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
+import { fromConfigType, type Tensor } from '../tensor/index.js';
+import { classify } from './classification.js';
+import type { FailureReason, ModelStatistics } from './statistics.js';
+import { StatsCollector } from './stats-collector.js';
+import { validateRequest, validateRequestedOutputs } from './validate-request.js';
+
+export interface ModelOptions {
+  config: ModelConfig;
+  version: string;
+  /** Builds the scheduler once the model can give it hooks into its statistics. */
+  createScheduler: (hooks: SchedulerHooks) => Scheduler;
+  instances?: readonly BackendInstance[];
+  backendModel?: BackendModel;
+  /** Labels per output name (from label_filename), for the classification extension. */
+  labels?: ReadonlyMap<string, readonly string[]>;
+  clock: Clock;
+  stats: StatsCollector;
+  /** Extra statistics a scheduler keeps (pipeline steps, sequences). */
+  extraStats?: () => Partial<ModelStatistics>;
+}
+
+/**
+ * A loaded model version: config + scheduler + backend instances. A pipeline is just a model
+ * whose scheduler runs the plan. Every request is validated here, once, then queued.
+ */
+export class Model {
+  readonly name: string;
+  readonly version: string;
+  readonly config: ModelConfig;
+  readonly decoupled: boolean;
+  readonly #scheduler: Scheduler;
+  readonly #instances: readonly BackendInstance[];
+  readonly #backendModel?: BackendModel;
+  readonly #inputs: ReadonlyMap<string, ModelInput>;
+  readonly #outputs: ReadonlySet<string>;
+  readonly #labels: ReadonlyMap<string, readonly string[]>;
+  readonly #clock: Clock;
+  readonly #stats: StatsCollector;
+  readonly #extraStats?: () => Partial<ModelStatistics>;
+  readonly #defaultPriority: number;
+  readonly #priorityLevels: number;
+
+  constructor(o: ModelOptions) {
+    this.config = o.config;
+    this.name = o.config.name;
+    this.version = o.version;
+    this.decoupled = o.config.model_transaction_policy.decoupled;
+    this.#instances = o.instances ?? [];
+    if (o.backendModel) this.#backendModel = o.backendModel;
+    this.#inputs = new Map(o.config.input.map((i) => [i.name, i]));
+    this.#outputs = new Set(o.config.output.map((x) => x.name));
+    this.#labels = o.labels ?? new Map();
+    this.#clock = o.clock;
+    this.#stats = o.stats;
+    if (o.extraStats) this.#extraStats = o.extraStats;
+    const db = o.config.dynamic_batching;
+    this.#priorityLevels = db?.priority_levels ?? 0;
+    this.#defaultPriority = db?.default_priority_level || (this.#priorityLevels > 0 ? this.#priorityLevels : 0);
+    const hooks: SchedulerHooks = {
+      onBatchStart: (items) => {
+        const now = this.#clock.now();
+        for (const it of items) (it as ModelWorkItem).started(now);
+      },
+      onBatchEnd: (items, timings) => {
+        let rows = 0;
+        for (const it of items) rows += it.batchSize;
+        this.#stats.execution(rows, timings ?? undefined);
+        for (const it of items) (it as ModelWorkItem).batchEnded(timings);
+      },
+      onQueueDepth: (d) => this.#stats.pending(d),
+    };
+    this.#scheduler = o.createScheduler(hooks);
+  }
+
+  /** One response (or many, for a decoupled model); unsubscribing cancels. */
+  infer(request: InferenceRequest): Observable<InferenceResponse> {
+    return new Observable<InferenceResponse>((subscriber) => {
+      const start = this.#clock.now();
+      let item: ModelWorkItem;
+      try {
+        if (request.signal?.aborted) throw Errors.cancelled(this.name);
+        const v = validateRequest(this.config, this.#inputs, request);
+        validateRequestedOutputs(this.config, this.#outputs, request);
+        let deadline = request.deadline;
+        if (request.timeoutUs !== undefined && request.timeoutUs > 0) {
+          const d = start + request.timeoutUs / 1000;
+          deadline = deadline === undefined ? d : Math.min(deadline, d);
+        }
+        let priority = request.priority ?? 0;
+        if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
+        item = new ModelWorkItem(this, subscriber, { ...request, inputs: v.inputs }, v.batchSize, v.batchKey, priority, deadline, start);
+      } catch (e) {
+        const err = toTributaryError(e);
+        this.#stats.failure(reasonOf(err), (this.#clock.now() - start) * 1e6, 1);
+        subscriber.error(err);
+        return undefined;
+      }
+      this.#scheduler.enqueue(item);
+      return () => item.cancel();
+    });
+  }
+
+  statistics(): ModelStatistics {
+    const base = this.#stats.snapshot();
+    return this.#extraStats ? { ...base, ...this.#extraStats() } : base;
+  }
+
+  inflightCount(): number {
+    return this.#scheduler.inflightCount();
+  }
+
+  /** Stop the scheduler (queued requests fail UNAVAILABLE), then finalize the instances. */
+  async unload(): Promise<void> {
+    await this.#scheduler.stop();
+    await Promise.allSettled(this.#instances.map((i) => i.finalize()));
+    await this.#backendModel?.finalize?.();
+  }
+
+  /** Turn backend outputs into a response: requested outputs only, classification applied. */
+  buildResponse(request: InferenceRequest, outputs: readonly Tensor[], parameters: Parameters | undefined, final: boolean): InferenceResponse {
+    let out: Tensor[] = outputs as Tensor[];
+    if (request.outputs) {
+      out = [];
+      for (const ro of request.outputs) {
+        const t = outputs.find((o) => o.name === ro.name);
+        if (!t) continue;
+        const k = ro.parameters?.classification;
+        out.push(k !== undefined ? classify(t, Number(k), this.config.max_batch_size > 0, this.#labels.get(t.name)) : t);
+      }
+    }
+    const resp: InferenceResponse = { model: this.name, version: this.version, outputs: out, final };
+    if (request.id !== undefined) resp.id = request.id;
+    if (parameters && Object.keys(parameters).length) resp.parameters = parameters;
+    return resp;
+  }
+
+  /** @internal called by work items */
+  record(item: ModelWorkItem, success: boolean, reason: FailureReason | undefined): void {
+    const end = this.#clock.now();
+    const t = item.timings;
+    if (success) {
+      this.#stats.request({
+        success, batchSize: item.batchSize,
+        requestNs: (end - item.enqueuedAt) * 1e6,
+        queueNs: ((item.startedAt ?? end) - item.enqueuedAt) * 1e6,
+        computeInputNs: t?.computeInputNs ?? 0, computeInferNs: t?.computeInferNs ?? 0, computeOutputNs: t?.computeOutputNs ?? 0,
+        ...(item.firstResponseAt === undefined ? {} : { firstResponseNs: (item.firstResponseAt - item.enqueuedAt) * 1e6 }),
+      });
+    } else {
+      this.#stats.failure(reason ?? 'OTHER', (end - item.enqueuedAt) * 1e6, item.batchSize);
+    }
+  }
+
+  get clock(): Clock {
+    return this.#clock;
+  }
+}
+
+function reasonOf(err: TributaryError): FailureReason {
+  if (Errors.cancelled.is(err)) return 'CANCELED';
+  if (Errors.queueFull.is(err) || Errors.timeout.is(err) || err.kind === 'INVALID_ARG' || err.kind === 'NOT_FOUND') return 'REJECTED';
+  if (err.kind === 'INTERNAL' || Errors.backendFailed.is(err) || Errors.scriptError.is(err)) return 'BACKEND';
+  return 'OTHER';
+}
+
+/** A request inside its model: the scheduler's WorkItem and the backend's BackendRequest. */
+class ModelWorkItem implements WorkItem {
+  readonly request: InferenceRequest;
+  readonly batchSize: number;
+  readonly batchKey: string;
+  readonly priority: number;
+  readonly deadline?: number;
+  readonly enqueuedAt: number;
+  readonly #model: Model;
+  readonly #subscriber: Subscriber<InferenceResponse>;
+  readonly #abort = new AbortController();
+  readonly #unlink?: () => void;
+  done = false;
+  startedAt?: number;
+  firstResponseAt?: number;
+  timings?: ExecuteTimings;
+  #batchEnded = false;
+  #pendingRecord?: { success: boolean; reason?: FailureReason };
+
+  constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number) {
+    this.#model = model;
+    this.#subscriber = subscriber;
+    this.request = { ...request, signal: this.#abort.signal };
+    this.batchSize = batchSize;
+    this.batchKey = batchKey;
+    this.priority = priority;
+    if (deadline !== undefined) this.deadline = deadline;
+    this.enqueuedAt = enqueuedAt;
+    const outer = request.signal;
+    if (outer) {
+      const onAbort = () => this.cancel();
+      outer.addEventListener('abort', onAbort, { once: true });
+      this.#unlink = () => outer.removeEventListener('abort', onAbort);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  started(now: number): void {
+    this.startedAt = now;
+  }
+
+  batchEnded(t: ExecuteTimings | undefined): void {
+    if (t) this.timings = t;
+    this.#batchEnded = true;
+    if (this.#pendingRecord) {
+      this.#model.record(this, this.#pendingRecord.success, this.#pendingRecord.reason);
+      this.#pendingRecord = undefined;
+    }
+  }
+
+  send(response: { outputs: Tensor[]; parameters?: Parameters } | null, final: boolean): void {
+    if (this.done) return;
+    if (this.firstResponseAt === undefined) this.firstResponseAt = this.#model.clock.now();
+    if (response) {
+      let resp: InferenceResponse;
+      try {
+        resp = this.#model.buildResponse(this.request, response.outputs, response.parameters, final);
+      } catch (e) {
+        this.fail(e);
+        return;
+      }
+      this.#subscriber.next(resp);
+    } else if (final) {
+      // An empty final response marks the end of a decoupled stream.
+      this.#subscriber.next({ model: this.#model.name, version: this.#model.version, outputs: [], final: true, ...(this.request.id === undefined ? {} : { id: this.request.id }) });
+    }
+    if (final) {
+      this.#finish(true, undefined);
+      this.#subscriber.complete();
+    }
+  }
+
+  fail(error: unknown): void {
+    if (this.done) return;
+    const err = toTributaryError(error);
+    this.#finish(false, reasonOf(err));
+    this.#subscriber.error(err);
+  }
+
+  /** Unsubscribe or outer abort: leave the queue / stop running, counted as CANCELED. */
+  cancel(): void {
+    if (this.done) return;
+    this.#finish(false, 'CANCELED');
+    const err = Errors.cancelled(this.#model.name);
+    this.#abort.abort(err);
+    this.#subscriber.error(err); // a no-op when the cancel came from unsubscribing
+  }
+
+  #finish(success: boolean, reason: FailureReason | undefined): void {
+    this.done = true;
+    this.#unlink?.();
+    if (this.startedAt !== undefined && !this.#batchEnded && success) this.#pendingRecord = { success, ...(reason ? { reason } : {}) };
+    else this.#model.record(this, success, reason);
+  }
+}
+
+/** Datatype of a config input, for warmup and metadata. */
+export function inputDatatype(i: ModelInput) {
+  return fromConfigType(i.data_type);
+}

@@ -1,0 +1,312 @@
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize } from 'node:path';
+import type { ModelConfig } from '../config/index.js';
+import { isEnsemble } from '../config/index.js';
+import { Errors, TributaryError, toTributaryError } from '../errors.js';
+import type { Model } from '../model/index.js';
+import type { LoadOptions, ModelIndexEntry, ModelState } from '../server/types.js';
+import { findModels, listVersions } from './find-models.js';
+import { fingerprint } from './fingerprint.js';
+import { loadModelVersion, type LoadEnv } from './model-loader.js';
+import { readModelConfig } from './read-model-config.js';
+import { selectVersions } from './version-policy.js';
+
+export type ControlMode = 'none' | 'explicit' | 'poll';
+
+interface VersionEntry { version: number; state: ModelState; reason: string; model?: Model }
+interface ModelEntry {
+  name: string;
+  dir?: string;
+  versions: Map<number, VersionEntry>;
+  fingerprint?: string;
+  /** Composing models, for ensembles. */
+  steps: string[];
+  loading?: Promise<void>;
+}
+
+export interface RepositoryOptions {
+  paths: readonly string[];
+  mode: ControlMode;
+  pollSecs: number;
+  env: Omit<LoadEnv, 'resolveConfig'>;
+}
+
+/**
+ * The model table and its life cycle: scan, load (with an ensemble's composing models first),
+ * unload, reload without dropping requests to unchanged models, and poll for changes.
+ */
+export class ModelRepository {
+  readonly #o: RepositoryOptions;
+  readonly #env: LoadEnv;
+  readonly #models = new Map<string, ModelEntry>();
+  #pollTimer?: NodeJS.Timeout;
+  #polling = false;
+  #started = false;
+  #closed = false;
+
+  constructor(o: RepositoryOptions) {
+    this.#o = o;
+    this.#env = { ...o.env, resolveConfig: (m, v) => this.#resolveConfig(m, v) };
+  }
+
+  get mode(): ControlMode {
+    return this.#o.mode;
+  }
+
+  /** Load what the control mode asks for at start. Individual load failures do not throw. */
+  async start(loadModels: readonly string[] = []): Promise<void> {
+    const found = await findModels(this.#o.paths);
+    for (const [name, dir] of found) this.#entry(name).dir = dir;
+    const names = this.#o.mode === 'explicit' ? (loadModels.includes('*') ? [...found.keys()] : [...loadModels]) : [...found.keys()];
+    for (const name of names) {
+      if (!found.has(name)) {
+        this.#o.env.log.error(`--load-model: model '${name}' is not in the repository`);
+        this.#entry(name).versions.set(0, { version: 0, state: 'UNAVAILABLE', reason: 'not found in the model repository' });
+        continue;
+      }
+    }
+    await Promise.all(names.filter((n) => found.has(n)).map((n) => this.#loadLogged(n)));
+    this.#started = true;
+    if (this.#o.mode === 'poll' && this.#o.pollSecs > 0) {
+      this.#pollTimer = setInterval(() => void this.poll(), this.#o.pollSecs * 1000);
+      this.#pollTimer.unref();
+    }
+  }
+
+  async #loadLogged(name: string): Promise<void> {
+    try {
+      await this.load(name);
+      this.#o.env.log.info(`successfully loaded '${name}'`);
+    } catch (e) {
+      this.#o.env.log.error(toTributaryError(e).message);
+    }
+  }
+
+  /** Load or reload a model (every version its policy selects). Throws when no version loads. */
+  async load(name: string, options: LoadOptions = {}, chain: string[] = []): Promise<void> {
+    if (chain.includes(name)) throw Errors.modelLoadFailed(name, `ensemble dependency cycle: ${[...chain, name].join(' -> ')}`);
+    const entry = this.#entry(name);
+    while (entry.loading) await entry.loading.catch(() => undefined);
+    const p = this.#doLoad(entry, options, [...chain, name]);
+    entry.loading = p;
+    try {
+      await p;
+    } finally {
+      if (entry.loading === p) entry.loading = undefined;
+    }
+  }
+
+  async #doLoad(entry: ModelEntry, options: LoadOptions, chain: string[]): Promise<void> {
+    const name = entry.name;
+    let dir = entry.dir;
+    if (options.files && Object.keys(options.files).length) {
+      if (options.config === undefined) throw Errors.invalidArg(`failed to load '${name}': 'file:' parameters need a 'config' parameter too`);
+      dir = await this.#materialize(name, options.files);
+    } else if (!dir) {
+      const found = await findModels(this.#o.paths);
+      dir = found.get(name);
+      if (!dir) throw Errors.modelNotFound(name);
+      entry.dir = dir;
+    }
+    const parsed = await readModelConfig(dir, options.config);
+    parsed.config.name = name;
+    const config = parsed.config;
+    const steps = isEnsemble(config) ? [...new Set(config.ensemble_scheduling?.step.map((s) => s.model_name) ?? [])] : [];
+    for (const step of steps) {
+      if (!this.#isLoaded(step)) await this.load(step, {}, chain);
+    }
+    const available = isEnsemble(config) ? (await listVersions(dir)).concat() : await listVersions(dir);
+    if (isEnsemble(config) && available.length === 0) available.push(1);
+    const chosen = selectVersions(config.version_policy, available);
+    if (chosen.length === 0) throw Errors.modelLoadFailed(name, `no version directory in ${dir} matches its version_policy`);
+
+    const fp = await fingerprint(dir);
+    const next = new Map<number, VersionEntry>();
+    for (const v of chosen) next.set(v, { version: v, state: 'LOADING', reason: '' });
+    const old = entry.versions;
+    // Publish LOADING states for versions not already served; served ones keep serving until swapped.
+    for (const [v, e] of next) if (!old.get(v)?.model) old.set(v, e);
+    const results = await Promise.all(chosen.map(async (v) => {
+      try {
+        const model = await loadModelVersion(parsed, dir!, v, this.#env);
+        return { v, model };
+      } catch (e) {
+        return { v, error: toTributaryError(e) };
+      }
+    }));
+    const errors: TributaryError[] = [];
+    const retired: Model[] = [];
+    for (const r of results) {
+      const e = next.get(r.v)!;
+      if (r.model) {
+        e.state = 'READY';
+        e.model = r.model;
+      } else {
+        e.state = 'UNAVAILABLE';
+        e.reason = r.error!.message;
+        errors.push(r.error!);
+      }
+    }
+    if (errors.length === results.length) {
+      // Nothing loaded: keep what was being served before (a reload that fails changes nothing).
+      for (const [v, e] of next) if (!old.get(v)?.model) old.set(v, e);
+      throw errors.length === 1 ? errors[0]! : Errors.modelLoadFailed(name, errors.map((e) => e.message).join('; '));
+    }
+    for (const [v, e] of old) if (e.model && next.get(v)?.model !== e.model) retired.push(e.model);
+    entry.versions = next;
+    entry.steps = steps;
+    entry.fingerprint = fp;
+    await Promise.all(retired.map((m) => this.#retire(m)));
+  }
+
+  /** Unload after in-flight requests finish, so a reload drops nothing. */
+  async #retire(model: Model): Promise<void> {
+    const start = Date.now();
+    while (model.inflightCount() > 0 && Date.now() - start < 30_000) await new Promise((r) => setTimeout(r, 5));
+    await model.unload();
+  }
+
+  async #materialize(name: string, files: Record<string, Uint8Array>): Promise<string> {
+    const root = await mkdtemp(join(tmpdir(), 'tributary-load-'));
+    const dir = join(root, name);
+    await mkdir(dir, { recursive: true });
+    for (const [rel, bytes] of Object.entries(files)) {
+      const clean = normalize(rel);
+      if (clean.startsWith('..') || clean.startsWith('/')) throw Errors.invalidArg(`failed to load '${name}': file path '${rel}' escapes the model directory`);
+      await mkdir(dirname(join(dir, clean)), { recursive: true });
+      await writeFile(join(dir, clean), bytes);
+    }
+    return dir;
+  }
+
+  async unload(name: string, options: { unloadDependents?: boolean } = {}): Promise<void> {
+    const entry = this.#models.get(name);
+    if (!entry) throw Errors.modelNotFound(name);
+    while (entry.loading) await entry.loading.catch(() => undefined);
+    const models: Model[] = [];
+    for (const e of entry.versions.values()) {
+      if (e.model) models.push(e.model);
+      e.state = 'UNLOADING';
+    }
+    await Promise.all(models.map((m) => m.unload()));
+    for (const e of entry.versions.values()) {
+      e.state = 'UNAVAILABLE';
+      e.reason = 'unloaded';
+      delete e.model;
+    }
+    if (options.unloadDependents) {
+      const stillUsed = new Set<string>();
+      for (const other of this.#models.values()) if (other !== entry && this.#isLoaded(other.name)) for (const s of other.steps) stillUsed.add(s);
+      for (const step of entry.steps) if (!stillUsed.has(step) && this.#isLoaded(step)) await this.unload(step, options);
+    }
+  }
+
+  /** Rescan: load new models, reload changed ones, unload removed ones. */
+  async poll(): Promise<void> {
+    if (this.#polling || this.#closed) return;
+    this.#polling = true;
+    try {
+      const found = await findModels(this.#o.paths).catch(() => new Map<string, string>());
+      for (const [name, entry] of this.#models) {
+        if (!found.has(name) && this.#isLoaded(name)) await this.unload(name).catch(() => undefined);
+        else if (!found.has(name)) entry.dir = undefined;
+      }
+      for (const [name, dir] of found) {
+        const entry = this.#entry(name);
+        entry.dir = dir;
+        const fp = await fingerprint(dir);
+        if (fp !== entry.fingerprint) await this.#loadLogged(name);
+      }
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** The model serving a request: a given version, or the highest READY one. */
+  get(name: string, version?: string): Model {
+    const entry = this.#models.get(name);
+    if (!entry) throw Errors.modelNotFound(name, version || undefined);
+    if (version) {
+      const e = /^[0-9]+$/.test(version) ? entry.versions.get(Number(version)) : undefined;
+      if (!e) throw Errors.modelNotFound(name, version);
+      if (e.state !== 'READY' || !e.model) throw Errors.modelNotReady(`${name}' version '${version}`, e.state, e.reason);
+      return e.model;
+    }
+    let best: VersionEntry | undefined;
+    for (const e of entry.versions.values()) if (e.state === 'READY' && e.model && (!best || e.version > best.version)) best = e;
+    if (!best) {
+      const any = [...entry.versions.values()][0];
+      throw Errors.modelNotReady(name, any?.state ?? 'UNAVAILABLE', any?.reason || 'not loaded');
+    }
+    return best.model!;
+  }
+
+  /** Versions of a model and their states (for metadata). */
+  versions(name: string): number[] {
+    return [...(this.#models.get(name)?.versions.values() ?? [])].filter((e) => e.state === 'READY').map((e) => e.version).sort((a, b) => a - b);
+  }
+
+  readyModels(): Model[] {
+    const out: Model[] = [];
+    for (const entry of this.#models.values()) for (const e of entry.versions.values()) if (e.state === 'READY' && e.model) out.push(e.model);
+    return out;
+  }
+
+  async index(options: { ready?: boolean } = {}): Promise<ModelIndexEntry[]> {
+    const found = await findModels(this.#o.paths).catch(() => new Map<string, string>());
+    for (const name of found.keys()) this.#entry(name);
+    const out: ModelIndexEntry[] = [];
+    for (const entry of [...this.#models.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.versions.size === 0) {
+        if (!options.ready) out.push({ name: entry.name, version: '', state: 'UNAVAILABLE', reason: 'unloaded' });
+        continue;
+      }
+      for (const e of [...entry.versions.values()].sort((a, b) => a.version - b.version)) {
+        if (options.ready && e.state !== 'READY') continue;
+        out.push({ name: entry.name, version: e.version === 0 ? '' : String(e.version), state: e.state, reason: e.reason });
+      }
+    }
+    return out;
+  }
+
+  /** Ready when started and every model asked for at start (or later) serves at least one version. */
+  isReady(): boolean {
+    if (!this.#started || this.#closed) return false;
+    for (const entry of this.#models.values()) {
+      const states = [...entry.versions.values()].map((e) => e.state);
+      if (states.length && !states.includes('READY') && !(states.every((s) => s === 'UNAVAILABLE') && [...entry.versions.values()].every((e) => e.reason === 'unloaded'))) return false;
+    }
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#pollTimer) clearInterval(this.#pollTimer);
+    const all: Promise<void>[] = [];
+    for (const entry of this.#models.values()) for (const e of entry.versions.values()) if (e.model) all.push(e.model.unload());
+    await Promise.allSettled(all);
+  }
+
+  #isLoaded(name: string): boolean {
+    const e = this.#models.get(name);
+    return !!e && [...e.versions.values()].some((v) => v.state === 'READY');
+  }
+
+  #entry(name: string): ModelEntry {
+    let e = this.#models.get(name);
+    if (!e) {
+      e = { name, versions: new Map(), steps: [] };
+      this.#models.set(name, e);
+    }
+    return e;
+  }
+
+  #resolveConfig(name: string, version: number): ModelConfig | undefined {
+    try {
+      return this.get(name, version === -1 || version === 0 ? undefined : String(version)).config;
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import type { BackendRegistry, LoadContext } from '../backend/index.js';
+import { isEnsemble, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
+import { toTributaryError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { compilePipeline } from '../pipeline/index.js';
+import { findModels, listVersions } from './find-models.js';
+import { readModelConfig } from './read-model-config.js';
+
+export interface RepositoryReport {
+  models: number;
+  problems: ConfigProblem[];
+}
+
+/**
+ * Check a whole repository without serving it: every config parses and validates, model files
+ * agree with configs (auto-complete runs as at load), and every pipeline compiles. Collects every
+ * problem with file:line:col; never stops at the first.
+ */
+export async function validateRepository(paths: readonly string[], registry: BackendRegistry, options: { strict?: boolean } = {}): Promise<RepositoryReport> {
+  const problems: ConfigProblem[] = [];
+  const found = await findModels(paths);
+  const parsedByName = new Map<string, ParsedConfig>();
+  const configs = new Map<string, ModelConfig>();
+  const log = createLogger('validate');
+  const host = { infer: () => { throw new Error('validation does not run models'); } };
+  for (const [name, dir] of found) {
+    let parsed: ParsedConfig & { present: boolean };
+    try {
+      parsed = await readModelConfig(dir);
+    } catch (e) {
+      problems.push({ file: dir, line: 1, col: 1, path: '', message: toTributaryError(e).message, severity: 'error' });
+      continue;
+    }
+    problems.push(...parsed.problems);
+    parsedByName.set(name, parsed);
+    let config = parsed.config;
+    if (!isEnsemble(config)) {
+      try {
+        const versions = await listVersions(dir);
+        const v = String(versions[versions.length - 1] ?? 1);
+        const backend = config.backend || config.platform || (await guess(join(dir, v)));
+        if (!backend) throw new Error(`model '${name}': no backend or platform in the config and no model file in ${join(dir, v)}`);
+        const factory = registry.resolve(name, config.backend || backend, config.platform);
+        const file = config.default_model_filename || factory.defaultModelFilename;
+        const ctx: LoadContext = { modelDir: dir, versionDir: join(dir, v), version: v, modelFile: join(dir, v, file), host, log };
+        if (!options.strict && factory.autoComplete) config = await factory.autoComplete(structuredClone(config), ctx);
+      } catch (e) {
+        const err = toTributaryError(e);
+        problems.push({ file: parsed.file, line: 1, col: 1, path: '', message: err.message, severity: 'error' });
+      }
+    }
+    problems.push(...validateConfig({ ...parsed, config }));
+    configs.set(name, config);
+  }
+  for (const [name, config] of configs) {
+    if (!isEnsemble(config)) continue;
+    const parsed = parsedByName.get(name)!;
+    const compiled = compilePipeline(config, (m) => configs.get(m), (path) => positionOf(parsed, path));
+    for (const p of compiled.problems) {
+      problems.push({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity });
+    }
+  }
+  return { models: found.size, problems };
+}
+
+async function guess(versionDir: string): Promise<string | undefined> {
+  const { readdir } = await import('node:fs/promises');
+  const files = new Set(await readdir(versionDir).catch(() => [] as string[]));
+  if (files.has('model.onnx')) return 'onnxruntime';
+  if (files.has('model.ts') || files.has('model.js')) return 'typescript';
+  return undefined;
+}

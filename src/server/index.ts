@@ -1,0 +1,6 @@
+export { createServer, SERVER_NAME, SERVER_VERSION } from './create-server.js';
+export type { ServerOptions } from './create-server.js';
+export type {
+  Server, ServerMetadata, ModelMetadata, TensorMetadata, ModelIndexEntry, ModelState, LoadOptions,
+} from './types.js';
+export { inferOnce } from './infer-once.js';

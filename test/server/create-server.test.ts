@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createServer, inferOnce, type Server } from '../../src/server/index.js';
+import { createTensor, type Tensor } from '../../src/tensor/index.js';
+import { TributaryError } from '../../src/errors.js';
+import { mlpForward, mlpWeights } from '../../scripts/onnx/index.js';
+import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+
+const SIMPLE = `
+name: "simple"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
+`;
+
+const CHAIN = `
+name: "chain"
+platform: "ensemble"
+max_batch_size: 8
+input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
+output [ { name: "SUM" data_type: TYPE_INT32 dims: [ 16 ] } ]
+ensemble_scheduling {
+  step [
+    { model_name: "simple" model_version: -1 input_map { key: "INPUT0" value: "A" } input_map { key: "INPUT1" value: "B" }
+      output_map { key: "OUTPUT0" value: "s" } output_map { key: "OUTPUT1" value: "d" } },
+    { model_name: "echo" model_version: -1 input_map { key: "IN" value: "s" } output_map { key: "OUT" value: "SUM" } }
+  ]
+}
+`;
+
+const ECHO = `
+name: "echo"
+backend: "identity"
+max_batch_size: 8
+input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]
+output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] } ]
+`;
+
+let repo: TempRepo;
+let server: Server;
+
+before(async () => {
+  repo = tempRepo({
+    'simple/config.pbtxt': SIMPLE,
+    'echo/config.pbtxt': ECHO,
+    'echo/1/.keep': '',
+    'chain/config.pbtxt': CHAIN,
+    'broken/config.pbtxt': 'name: "broken"\nbackend: "identity"\nmax_batch_size: 2\nbogus_field: 3\n',
+    'broken/1/.keep': '',
+  });
+  repo.onnx('simple', 'simple.onnx');
+  repo.onnx('mlp_auto', 'mlp.onnx'); // no config: auto-completed from the graph
+  server = await createServer({ modelRepository: repo.dir });
+});
+
+after(async () => {
+  await server.close();
+  repo.remove();
+});
+
+const ints = (n: number, f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));
+
+test('simple: sums and differences computed by onnxruntime, batched [2,16]', async () => {
+  const a = ints(32, (i) => i);
+  const b = ints(32, (i) => 100 - i);
+  const res = await inferOnce(server, {
+    model: 'simple', id: 'r1',
+    inputs: [createTensor('INPUT0', 'INT32', [2, 16], a), createTensor('INPUT1', 'INT32', [2, 16], b)],
+  });
+  assert.equal(res.id, 'r1');
+  assert.equal(res.model, 'simple');
+  assert.equal(res.version, '1');
+  const out = Object.fromEntries(res.outputs.map((t) => [t.name, t]));
+  assert.deepEqual([...(out.OUTPUT0!.data as Int32Array)], [...a].map((x, i) => x + b[i]!));
+  assert.deepEqual([...(out.OUTPUT1!.data as Int32Array)], [...a].map((x, i) => x - b[i]!));
+  assert.deepEqual(out.OUTPUT0!.shape, [2, 16]);
+});
+
+test('requested outputs only, and classification of an output', async () => {
+  const res = await inferOnce(server, {
+    model: 'simple',
+    inputs: [createTensor('INPUT0', 'INT32', [1, 16], ints(16, (i) => i)), createTensor('INPUT1', 'INT32', [1, 16], ints(16, () => 1))],
+    outputs: [{ name: 'OUTPUT1', parameters: { classification: 2 } }],
+  });
+  assert.equal(res.outputs.length, 1);
+  const t = res.outputs[0]!;
+  assert.equal(t.datatype, 'BYTES');
+  assert.deepEqual(t.shape, [1, 2]);
+  assert.deepEqual((t.data as Uint8Array[]).map((b) => new TextDecoder().decode(b)), ['14:15', '13:14']);
+});
+
+test('auto-completed MLP: config from the ONNX graph, outputs match a plain-JS forward pass', async () => {
+  const cfg = server.modelConfig('mlp_auto');
+  assert.equal(cfg.max_batch_size, 4);
+  assert.deepEqual(cfg.input.map((i) => [i.name, i.data_type, i.dims]), [['x', 'TYPE_FP32', [64]]]);
+  const x = Float32Array.from({ length: 64 }, (_, i) => Math.sin(i));
+  const res = await inferOnce(server, { model: 'mlp_auto', inputs: [createTensor('x', 'FP32', [1, 64], x)] });
+  const y = res.outputs[0]!.data as Float32Array;
+  const expected = mlpForward(mlpWeights(), x, 1);
+  for (let i = 0; i < 10; i++) assert.ok(Math.abs(y[i]! - expected[i]!) < 1e-4, `y[${i}] ${y[i]} vs ${expected[i]}`);
+});
+
+test('a two-step pipeline passes tensors between steps', async () => {
+  const res = await inferOnce(server, {
+    model: 'chain',
+    inputs: [createTensor('A', 'INT32', [1, 16], ints(16, (i) => i)), createTensor('B', 'INT32', [1, 16], ints(16, (i) => 2 * i))],
+  });
+  assert.deepEqual(res.outputs.map((t) => t.name), ['SUM']);
+  assert.deepEqual([...(res.outputs[0]!.data as Int32Array)], [...ints(16, (i) => 3 * i)]);
+  assert.equal(server.modelReady('chain'), true);
+});
+
+test('bad requests fail with catalog errors naming model and tensor', async () => {
+  const bad = async (inputs: Tensor[], model = 'simple') => {
+    try {
+      await inferOnce(server, { model, inputs });
+    } catch (e) {
+      assert.ok(e instanceof TributaryError);
+      return e;
+    }
+    assert.fail('expected an error');
+  };
+  const one = createTensor('INPUT0', 'INT32', [1, 16], ints(16, () => 0));
+  let e = await bad([one]);
+  assert.equal(e.kind, 'INVALID_ARG');
+  assert.match(e.message, /'simple'.*missing required input 'INPUT1'/);
+  e = await bad([one, createTensor('INPUT1', 'FP32', [1, 16], new Float32Array(16))]);
+  assert.match(e.message, /'INPUT1'.*expects datatype INT32, got FP32/);
+  e = await bad([one, createTensor('INPUT1', 'INT32', [1, 8], ints(8, () => 0))]);
+  assert.match(e.message, /'INPUT1'.*shape \[1,8\].*\[-1,16\]/);
+  e = await bad([createTensor('INPUT0', 'INT32', [9, 16], ints(144, () => 0)), createTensor('INPUT1', 'INT32', [9, 16], ints(144, () => 0))]);
+  assert.match(e.message, /batch-size 9 must be <= 8/);
+  e = await bad([one, createTensor('NOPE', 'INT32', [1, 16], ints(16, () => 0))]);
+  assert.match(e.message, /unexpected inference input 'NOPE'/);
+  e = await bad([one], 'nosuch');
+  assert.equal(e.kind, 'NOT_FOUND');
+  e = await bad([one], 'broken');
+  assert.equal(e.kind, 'UNAVAILABLE');
+  assert.match(e.message, /bogus_field/);
+});
+
+test('a model that fails to load is UNAVAILABLE with its reason; the rest serve', async () => {
+  const index = await server.repositoryIndex();
+  const broken = index.find((m) => m.name === 'broken')!;
+  assert.equal(broken.state, 'UNAVAILABLE');
+  assert.match(broken.reason, /config\.pbtxt:4:1.*bogus_field/);
+  assert.equal(index.find((m) => m.name === 'simple')!.state, 'READY');
+  assert.equal(server.isReady(), false, 'strict readiness: not every model loaded');
+  assert.equal(server.isLive(), true);
+});
+
+test('metadata and statistics', async () => {
+  const md = server.modelMetadata('simple');
+  assert.deepEqual(md.versions, ['1']);
+  assert.equal(md.platform, 'onnxruntime_onnx');
+  assert.deepEqual(md.inputs[0], { name: 'INPUT0', datatype: 'INT32', shape: [-1, 16] });
+  const stats = server.modelStatistics('simple').model_stats[0]!;
+  assert.ok(stats.inference_stats.success.count >= 2);
+  assert.ok(stats.inference_stats.fail.count >= 4);
+  assert.ok(stats.execution_count >= 2);
+  assert.ok(stats.batch_stats.some((b) => b.batch_size === 2));
+  const chain = server.modelStatistics('chain').model_stats[0]!;
+  assert.ok(chain.step_stats && chain.step_stats.length === 2);
+});
