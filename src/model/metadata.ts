@@ -1,6 +1,16 @@
 import type { ModelConfig } from '../config/index.js';
-import { fromConfigType } from '../tensor/index.js';
-import type { ModelMetadata, TensorMetadata } from '../server/types.js';
+import { fromConfigType, type DataType } from '../tensor/index.js';
+
+export interface TensorMetadata { name: string; datatype: DataType; shape: number[] }
+
+/** KServe v2 model metadata (variable dims = -1; batch dim included as -1 when max_batch_size > 0). */
+export interface ModelMetadata {
+  name: string;
+  versions: string[];
+  platform: string;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+}
 
 /** KServe v2 metadata: the batch dimension shows as -1 when max_batch_size > 0. */
 export function modelMetadata(config: ModelConfig, versions: string[]): ModelMetadata {

@@ -1,6 +1,7 @@
 /** Statistics-extension shapes (Triton's /v2/models/{m}/stats JSON), and per-request records. */
+import type { StatDuration } from '../scheduler/index.js';
 
-export interface StatDuration { count: number; ns: number }
+export type { StatDuration };
 
 export interface InferStatistics {
   success: StatDuration;

@@ -6,3 +6,4 @@ export { selectVersions } from './version-policy.js';
 export { loadModelVersion } from './model-loader.js';
 export type { LoadEnv } from './model-loader.js';
 export { validateRepository } from './validate-repository.js';
+export type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';

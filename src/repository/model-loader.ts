@@ -61,9 +61,9 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
     let ensemble: ReturnType<typeof createEnsembleScheduler> | undefined;
     const model = new Model({
       config: frozen, version: v, clock: env.clock, stats,
-      createScheduler: () => {
+      createScheduler: (hooks) => {
         ensemble = createEnsembleScheduler(plan, {
-          host: env.host, pipeline: name, version: v, clock: env.clock,
+          host: env.host, pipeline: name, version: v, clock: env.clock, hooks,
           ...(frozen.ensemble_scheduling?.max_inflight_requests ? { maxInflight: frozen.ensemble_scheduling.max_inflight_requests } : {}),
         });
         return ensemble;

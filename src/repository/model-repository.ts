@@ -5,7 +5,7 @@ import type { ModelConfig } from '../config/index.js';
 import { isEnsemble } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Model } from '../model/index.js';
-import type { LoadOptions, ModelIndexEntry, ModelState } from '../server/types.js';
+import type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';
 import { findModels, listVersions } from './find-models.js';
 import { fingerprint } from './fingerprint.js';
 import { loadModelVersion, type LoadEnv } from './model-loader.js';
@@ -92,8 +92,28 @@ export class ModelRepository {
     entry.loading = p;
     try {
       await p;
+    } catch (e) {
+      this.#recordFailure(entry, toTributaryError(e));
+      throw e;
     } finally {
       if (entry.loading === p) entry.loading = undefined;
+    }
+  }
+
+  /**
+   * A load that failed before any version was tried (no version folder, unreadable config, a
+   * composing model that failed) still has to show as UNAVAILABLE with its reason, and keep the
+   * server not-ready; without this the model would look merely "unloaded".
+   */
+  #recordFailure(entry: ModelEntry, err: TributaryError): void {
+    const versions = [...entry.versions.values()];
+    if (versions.some((v) => v.model)) return; // still serving an older load
+    if (Errors.modelNotFound.is(err) && !entry.dir && versions.length === 0) {
+      this.#models.delete(entry.name); // never existed: leave no trace in the index
+      return;
+    }
+    if (versions.length === 0 || versions.every((v) => v.reason === 'unloaded' || v.state === 'LOADING')) {
+      entry.versions = new Map([[0, { version: 0, state: 'UNAVAILABLE', reason: err.message }]]);
     }
   }
 
@@ -151,7 +171,7 @@ export class ModelRepository {
     if (errors.length === results.length) {
       // Nothing loaded: keep what was being served before (a reload that fails changes nothing).
       for (const [v, e] of next) if (!old.get(v)?.model) old.set(v, e);
-      throw errors.length === 1 ? errors[0]! : Errors.modelLoadFailed(name, errors.map((e) => e.message).join('; '));
+      throw combineFailures(name, results.map((r) => [r.v, r.error!] as const));
     }
     for (const [v, e] of old) if (e.model && next.get(v)?.model !== e.model) retired.push(e.model);
     entry.versions = next;
@@ -216,7 +236,11 @@ export class ModelRepository {
         const entry = this.#entry(name);
         entry.dir = dir;
         const fp = await fingerprint(dir);
-        if (fp !== entry.fingerprint) await this.#loadLogged(name);
+        if (fp === entry.fingerprint) continue;
+        // Remember the attempt, so a model that fails to load is retried when its files change
+        // again, not on every poll.
+        entry.fingerprint = fp;
+        await this.#loadLogged(name);
       }
     } finally {
       this.#polling = false;
@@ -309,4 +333,16 @@ export class ModelRepository {
       return undefined;
     }
   }
+}
+
+/**
+ * One error for a load where every version failed: the shared message once when the versions
+ * failed alike (a config problem), else each version's reason.
+ */
+function combineFailures(name: string, failures: ReadonlyArray<readonly [number, TributaryError]>): TributaryError {
+  const unique = new Set(failures.map(([, e]) => e.message));
+  if (unique.size === 1) return failures[0]![1];
+  const prefix = `failed to load '${name}': `;
+  const strip = (m: string) => (m.startsWith(prefix) ? m.slice(prefix.length) : m);
+  return Errors.modelLoadFailed(name, failures.map(([v, e]) => `version ${v}: ${strip(e.message)}`).join('; '));
 }

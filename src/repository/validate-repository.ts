@@ -32,10 +32,12 @@ export async function validateRepository(paths: readonly string[], registry: Bac
       problems.push({ file: dir, line: 1, col: 1, path: '', message: toTributaryError(e).message, severity: 'error' });
       continue;
     }
-    problems.push(...parsed.problems);
     parsedByName.set(name, parsed);
     let config = parsed.config;
-    if (!isEnsemble(config)) {
+    // A config that does not parse cleanly is not compared with its model file: the comparison
+    // would only repeat the parse error (e.g. an unknown enum read as TYPE_INVALID).
+    const parsedCleanly = !parsed.problems.some((p) => p.severity === 'error');
+    if (!isEnsemble(config) && parsedCleanly) {
       try {
         const versions = await listVersions(dir);
         const v = String(versions[versions.length - 1] ?? 1);
@@ -46,10 +48,10 @@ export async function validateRepository(paths: readonly string[], registry: Bac
         const ctx: LoadContext = { modelDir: dir, versionDir: join(dir, v), version: v, modelFile: join(dir, v, file), host, log };
         if (!options.strict && factory.autoComplete) config = await factory.autoComplete(structuredClone(config), ctx);
       } catch (e) {
-        const err = toTributaryError(e);
-        problems.push({ file: parsed.file, line: 1, col: 1, path: '', message: err.message, severity: 'error' });
+        problems.push(...placeModelProblems(name, toTributaryError(e).message, parsed));
       }
     }
+    // validateConfig returns the parse problems first, then the semantic ones.
     problems.push(...validateConfig({ ...parsed, config }));
     configs.set(name, config);
   }
@@ -70,4 +72,25 @@ async function guess(versionDir: string): Promise<string | undefined> {
   if (files.has('model.onnx')) return 'onnxruntime';
   if (files.has('model.ts') || files.has('model.js')) return 'typescript';
   return undefined;
+}
+
+/**
+ * Backends report config/model disagreements as one message ("input 'X': config data_type ...;
+ * output 'Y': ..."); split it and place each part at the config entry it names, so the user gets
+ * file:line:col of the tensor rather than of the file.
+ */
+export function placeModelProblems(name: string, message: string, parsed: ParsedConfig): ConfigProblem[] {
+  const prefix = `failed to load '${name}': `;
+  const body = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  return body.split('; ').map((part) => {
+    const m = /^(?:config |model )?(input|output) '([^']+)'(?::? ?config (data_type|dims|reshape))?/.exec(part);
+    let path = '';
+    if (m) {
+      const kind = m[1] as 'input' | 'output';
+      const i = parsed.config[kind].findIndex((io) => io.name === m[2]);
+      if (i >= 0) path = `${kind}[${i}]${m[3] ? `.${m[3]}` : ''}`;
+    }
+    const at = positionOf(parsed, path);
+    return { ...at, path, message: `model '${name}': ${part}`, severity: 'error' as const };
+  });
 }

@@ -37,4 +37,21 @@ export interface Scheduler {
   inflightCount(): number;
   /** Stop taking work; resolves when executing batches finish. Queued items fail UNAVAILABLE. */
   stop(): Promise<void>;
+  /** Sequence batchers only: counts for the model's `sequence_stats`. */
+  sequenceStats?(): SequenceStats;
 }
+
+/** Sequence counts since load (statistics `sequence_stats`). */
+export interface SequenceStats {
+  /** Sequences holding a slot or waiting in the backlog now. */
+  active: number;
+  /** Requests that carried the START flag and were accepted. */
+  started: number;
+  /** END requests that completed. */
+  ended: number;
+  /** Sequences released because they stayed idle past max_sequence_idle_microseconds. */
+  released_idle: number;
+}
+
+/** A count and a total duration in nanoseconds (the statistics extension's pair). */
+export interface StatDuration { count: number; ns: number }

@@ -36,10 +36,19 @@ const CORE_EXTENSIONS = [
 ];
 
 /**
+ * What `createServer` returns: the front ends' `Server` API plus `poll()`, which rescans the
+ * repository now (poll mode only) instead of waiting for the next `repositoryPollSecs` tick, so
+ * callers and tests can apply on-disk changes deterministically.
+ */
+export interface LocalServer extends Server {
+  poll(): Promise<void>;
+}
+
+/**
  * The composition root: registers backends, opens the repository, loads models per the control
  * mode, and returns the in-process API. Front ends (HTTP, gRPC, metrics) take this object.
  */
-export async function createServer(options: ServerOptions): Promise<Server> {
+export async function createServer(options: ServerOptions): Promise<LocalServer> {
   const registry = new BackendRegistry();
   for (const b of options.backends ?? defaultBackends()) registry.register(b);
   const listeners = new Set<ModelListener>();
@@ -80,7 +89,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     if (repository.mode !== 'explicit') throw Errors.modelControlDisabled(what);
   };
 
-  const server: Server = {
+  const server: LocalServer = {
     isLive: () => !closed,
     isReady: () => !closed && repository.isReady(),
     metadata: (): ServerMetadata => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions }),
@@ -119,6 +128,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     unloadModel: async (name, o) => {
       controlAllowed(`unload '${name}'`);
       await repository.unload(name, o ?? {});
+    },
+    poll: async () => {
+      if (repository.mode !== 'poll') throw Errors.unavailable(`repository poll is only available with model control mode 'poll' (the mode is '${repository.mode}')`);
+      await repository.poll();
     },
     addListener: (l) => {
       listeners.add(l);

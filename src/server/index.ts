@@ -1,5 +1,5 @@
 export { createServer, SERVER_NAME, SERVER_VERSION } from './create-server.js';
-export type { ServerOptions } from './create-server.js';
+export type { LocalServer, ServerOptions } from './create-server.js';
 export type {
   Server, ServerMetadata, ModelMetadata, TensorMetadata, ModelIndexEntry, ModelState, LoadOptions,
 } from './types.js';

@@ -1,32 +1,17 @@
 import type { Observable } from 'rxjs';
 import type { InferenceRequest, InferenceResponse } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
-import type { DataType } from '../tensor/index.js';
 import type { ModelListener, ModelStatistics } from '../model/statistics.js';
 
-export interface TensorMetadata { name: string; datatype: DataType; shape: number[] }
+import type { ModelMetadata } from '../model/metadata.js';
 
-/** KServe v2 model metadata (variable dims = -1; batch dim included as -1 when max_batch_size > 0). */
-export interface ModelMetadata {
-  name: string;
-  versions: string[];
-  platform: string;
-  inputs: TensorMetadata[];
-  outputs: TensorMetadata[];
-}
+export type { ModelMetadata, TensorMetadata } from '../model/metadata.js';
 
-export type ModelState = 'UNAVAILABLE' | 'LOADING' | 'READY' | 'UNLOADING';
-
-export interface ModelIndexEntry { name: string; version: string; state: ModelState; reason: string }
+// Defined by the repository (the layer below) and re-exported as part of the server API.
+import type { LoadOptions, ModelIndexEntry } from '../repository/index.js';
+export type { LoadOptions, ModelIndexEntry, ModelState } from '../repository/index.js';
 
 export interface ServerMetadata { name: string; version: string; extensions: string[] }
-
-export interface LoadOptions {
-  /** JSON text of a ModelConfig that replaces the model's config file (Triton's `config` parameter). */
-  config?: string;
-  /** Files by path relative to the model directory (Triton's `file:<path>` parameters). */
-  files?: Record<string, Uint8Array>;
-}
 
 /**
  * The in-process API, Triton's C API equivalent. Front ends only translate to and from it.

@@ -1,0 +1,98 @@
+import { children, current, host } from './host-channel.js';
+import { responseToWire } from './inference-response.js';
+import { ModelError, errorToWire } from './model-error.js';
+import { Request } from './request.js';
+import { utf8Decode } from './utf8.js';
+import {
+  DELIVER_COMPLETE, DELIVER_ERROR, DELIVER_RESPONSE,
+  type WireError, type WireInitArgs, type WireRequest, type WireResponse,
+} from './wire.js';
+
+interface ScriptModel {
+  initialize?(args: unknown): unknown;
+  execute(requests: Request[]): unknown;
+  finalize?(): unknown;
+}
+
+/**
+ * Wires the script's default export to the host: installs the functions the host calls
+ * (`__trb_init`, `__trb_execute`, `__trb_deliver`, `__trb_finalize`). Every async result goes back
+ * through `host().done(callId, ...)`; the host calls in synchronously and isolated-vm drains the
+ * microtask queue before returning, so a script that never awaits the host completes in one entry.
+ */
+export function install(ModelClass: unknown): void {
+  const g = globalThis as Record<string, unknown>;
+  let model: ScriptModel | undefined;
+  let decoupled = false;
+
+  const finish = (callId: number, p: unknown, map: (v: unknown) => WireResponse[] | null) => {
+    Promise.resolve(p).then(
+      (v) => {
+        let out: WireResponse[] | null;
+        try { out = map(v); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
+        host().done(callId, out, null);
+      },
+      (e) => host().done(callId, null, errorToWire(e)),
+    );
+  };
+  const run = (callId: number, f: () => unknown, map: (v: unknown) => WireResponse[] | null) => {
+    current.callId = callId;
+    let p: unknown;
+    try { p = f(); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
+    finish(callId, p, map);
+  };
+
+  g.__trb_init = (callId: number, a: WireInitArgs) => {
+    decoupled = a.decoupled;
+    run(callId, () => {
+      if (typeof ModelClass !== 'function') {
+        throw new ModelError(`model.ts must default-export a class with execute(requests) (got ${ModelClass === undefined ? 'no default export' : typeof ModelClass})`);
+      }
+      model = new (ModelClass as new () => ScriptModel)();
+      if (typeof model.execute !== 'function') throw new ModelError('the default-exported class has no execute(requests) method');
+      const names = Object.keys(a.files);
+      const file = (name: string) => {
+        const f = a.files[name];
+        if (!f) throw new ModelError(`no file '${name}' in the model directory (files: ${names.map((n) => `'${n}'`).join(', ')})`, 'NOT_FOUND');
+        return f;
+      };
+      const args = {
+        config: a.config, modelName: a.modelName, modelVersion: a.modelVersion, instanceIndex: a.instanceIndex,
+        files: a.files,
+        readText: (name: string) => utf8Decode(file(name)),
+        readJson: (name: string) => {
+          const text = utf8Decode(file(name));
+          try { return JSON.parse(text); } catch (e) { throw new ModelError(`file '${name}' is not valid JSON: ${(e as Error).message}`, 'INVALID_ARG'); }
+        },
+      };
+      return model.initialize?.(args);
+    }, () => null);
+  };
+
+  g.__trb_execute = (callId: number, wire: WireRequest[]) => {
+    run(callId, () => model!.execute(wire.map((w, i) => new Request(w, callId, i, decoupled))), (v) => {
+      if (decoupled) return null;
+      if (!Array.isArray(v)) throw new ModelError(`execute() must return an array of InferenceResponse (one per request), got ${v === undefined ? 'undefined' : typeof v}`);
+      if (v.length !== wire.length) throw new ModelError(`execute() returned ${v.length} responses for ${wire.length} requests; return exactly one per request, in order`);
+      return v.map((r, i) => responseToWire(r, `execute() response ${i}`));
+    });
+  };
+
+  g.__trb_deliver = (callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean) => {
+    current.callId = callId;
+    const c = children.get(childId);
+    if (!c) return;
+    if (kind === DELIVER_RESPONSE) {
+      c.response(payload as WireResponse, final);
+      if (final) { children.delete(childId); c.complete(); }
+    } else if (kind === DELIVER_ERROR) {
+      children.delete(childId);
+      c.error(payload as WireError);
+    } else if (kind === DELIVER_COMPLETE) {
+      children.delete(childId);
+      c.complete();
+    }
+  };
+
+  g.__trb_finalize = (callId: number) => run(callId, () => model?.finalize?.(), () => null);
+}

@@ -1,0 +1,79 @@
+/**
+ * The shapes that cross the isolate boundary (both sides import these types). Everything here is
+ * structured-clone friendly: isolated-vm copies typed arrays with one memcpy, so a tensor crosses as
+ * one buffer. BYTES tensors travel packed (4-byte little-endian length + bytes per element, the wire
+ * format of the binary tensor extension) so a tensor of many strings is still one buffer.
+ */
+export interface WireTensor {
+  name: string;
+  datatype: string;
+  shape: number[];
+  /** Numeric: a typed array covering its whole buffer. BYTES: the packed Uint8Array. */
+  data: ArrayBufferView;
+}
+
+export interface WireError {
+  message: string;
+  name?: string;
+  stack?: string;
+  kind?: string;
+  code?: string;
+}
+
+export interface WireResponse {
+  outputs: WireTensor[];
+  parameters?: Record<string, unknown>;
+  error?: WireError;
+}
+
+export interface WireRequest {
+  id: string;
+  inputs: WireTensor[];
+  parameters: Record<string, unknown>;
+  outputs: string[];
+  correlationId?: bigint | string;
+}
+
+export interface WireChildRequest {
+  model: string;
+  version?: string;
+  inputs: WireTensor[];
+  outputs?: string[];
+  parameters?: Record<string, unknown>;
+  correlationId?: bigint | string;
+  sequenceStart?: boolean;
+  sequenceEnd?: boolean;
+  timeout?: number;
+  priority?: number;
+  /** Index of the parent request in the calling batch; -1 = the whole batch. */
+  parent: number;
+}
+
+export interface WireInitArgs {
+  config: Record<string, unknown>;
+  modelName: string;
+  modelVersion: string;
+  instanceIndex: number;
+  files: Record<string, Uint8Array>;
+  decoupled: boolean;
+}
+
+/** Child-call notifications the host delivers into the isolate. */
+export const DELIVER_RESPONSE = 0;
+export const DELIVER_ERROR = 1;
+export const DELIVER_COMPLETE = 2;
+
+/**
+ * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks:
+ * synchronous, arguments copied).
+ */
+export interface HostChannel {
+  /** A call finished: one response (or error) per request; or `error` fails the whole call. */
+  done(callId: number, responses: WireResponse[] | null, error: WireError | null): void;
+  /** Decoupled: one response of request `index`; `final` closes it. */
+  send(callId: number, index: number, response: WireResponse | null, final: boolean): void;
+  infer(callId: number, childId: number, request: WireChildRequest): void;
+  cancel(childId: number): void;
+  isCancelled(callId: number, index: number): boolean;
+  log(level: number, message: string): void;
+}

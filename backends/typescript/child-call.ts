@@ -1,0 +1,113 @@
+import type { Subscription } from 'rxjs';
+import type { BackendRequest, InferenceRequest, InferenceResponse, ModelHost, Parameters } from '../../src/backend/index.js';
+import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
+import type { WireChildRequest } from './bls/wire.js';
+import { tensorFromWire } from './tensor-codec.js';
+
+/** What a BLS child inherits from the request(s) it works for. */
+export interface ParentContext {
+  deadline?: number;
+  priority?: number;
+  signal: AbortSignal;
+  /** Run `f` when the parent is aborted; returns the function that stops watching. */
+  watch(f: () => void): () => void;
+}
+
+/** One abort listener per parent, however many children: many children must not pile up listeners. */
+function context(signal: AbortSignal, deadline: number | undefined, priority: number | undefined): ParentContext {
+  const fns = new Set<() => void>();
+  let hooked = false;
+  return {
+    signal,
+    ...(deadline !== undefined ? { deadline } : {}),
+    ...(priority ? { priority } : {}),
+    watch(f) {
+      if (!hooked) {
+        hooked = true;
+        signal.addEventListener('abort', () => { for (const g of [...fns]) g(); }, { once: true });
+      }
+      fns.add(f);
+      return () => fns.delete(f);
+    },
+  };
+}
+
+/**
+ * The parent context of a batch: one request's own, or for the whole batch the latest deadline, the
+ * highest priority and a signal that aborts only once every request of the batch is aborted (the
+ * child is useless only when nobody waits for it).
+ */
+export function parentContext(batch: readonly BackendRequest[], index: number): ParentContext {
+  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority);
+  if (index >= 0 && index < batch.length) return one(batch[index]);
+  if (batch.length === 1) return one(batch[0]);
+  const ctl = new AbortController();
+  let left = batch.length;
+  for (const b of batch) {
+    const onAbort = () => { if (--left === 0) ctl.abort(b.signal.reason); };
+    if (b.signal.aborted) onAbort(); else b.signal.addEventListener('abort', onAbort, { once: true });
+  }
+  const deadlines = batch.map((b) => b.request.deadline);
+  const prios = batch.map((b) => b.request.priority ?? 0).filter((p) => p > 0);
+  return context(
+    ctl.signal,
+    deadlines.every((d) => d !== undefined) ? Math.max(...(deadlines as number[])) : undefined,
+    prios.length ? Math.min(...prios) : undefined,
+  );
+}
+
+export function childRequest(caller: string, w: WireChildRequest, parent: ParentContext): InferenceRequest {
+  if (!w || typeof w.model !== 'string') throw Errors.badRequest(`model '${caller}': BLS request without a model name`);
+  const inputs = (w.inputs ?? []).map((t, i) => tensorFromWire(caller, t, `BLS request to '${w.model}', input ${i}`));
+  const req: InferenceRequest = { model: w.model, inputs };
+  if (w.version !== undefined && w.version !== '') req.version = w.version;
+  if (w.outputs) req.outputs = w.outputs.map((name) => ({ name }));
+  if (w.parameters) req.parameters = w.parameters as Parameters;
+  const priority = w.priority ?? parent.priority;
+  if (priority !== undefined) req.priority = priority;
+  if (w.timeout !== undefined) req.timeoutUs = w.timeout;
+  if (parent.deadline !== undefined) req.deadline = parent.deadline;
+  if (w.correlationId !== undefined) {
+    req.sequence = { id: w.correlationId, start: w.sequenceStart === true, end: w.sequenceEnd === true };
+  }
+  return req;
+}
+
+export interface ChildObserver {
+  next(r: InferenceResponse): void;
+  error(e: TributaryError): void;
+  complete(): void;
+}
+
+/**
+ * Start a child on the host. It gets its own signal, aborted with the parent's (through the parent's
+ * one listener); aborting unsubscribes (cancels) the child and reports a cancellation to the script.
+ * Returns the function that cancels it.
+ */
+export function startChild(host: ModelHost, req: InferenceRequest, parent: ParentContext, obs: ChildObserver): () => void {
+  let sub: Subscription | undefined;
+  let ended = false;
+  const ctl = new AbortController();
+  req.signal = ctl.signal;
+  const onAbort = () => {
+    if (ended) return;
+    ended = true;
+    ctl.abort(parent.signal.reason);
+    sub?.unsubscribe();
+    obs.error(Errors.cancelled(req.model));
+  };
+  if (parent.signal.aborted) { queueMicrotask(onAbort); return () => { ended = true; }; }
+  const unwatch = parent.watch(onAbort);
+  const end = () => { ended = true; unwatch(); };
+  try {
+    sub = host.infer(req).subscribe({
+      next: (r) => { if (!ended) obs.next(r); },
+      error: (e: unknown) => { if (!ended) { end(); obs.error(toTributaryError(e)); } },
+      complete: () => { if (!ended) { end(); obs.complete(); } },
+    });
+  } catch (e) {
+    if (!ended) { end(); obs.error(toTributaryError(e)); }
+  }
+  if (ended) sub?.unsubscribe();
+  return () => { if (!ended) { end(); ctl.abort(); sub?.unsubscribe(); } };
+}

@@ -1,0 +1,2 @@
+export { createTypeScriptBackend } from './typescript-backend.js';
+export { scaffoldModel } from './scaffold.js';

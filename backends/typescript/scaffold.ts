@@ -1,0 +1,69 @@
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Errors } from '../../src/errors.js';
+
+const config = (name: string) => `name: "${name}"
+backend: "typescript"
+max_batch_size: 0
+input [
+  { name: "TEXT" data_type: TYPE_STRING dims: [ -1 ] }
+]
+output [
+  { name: "UPPER" data_type: TYPE_STRING dims: [ -1 ] },
+  { name: "LENGTH" data_type: TYPE_INT32 dims: [ -1 ] }
+]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+parameters [
+  { key: "memory_limit_mb" value: { string_value: "128" } },
+  { key: "timeout_ms" value: { string_value: "5000" } }
+]
+`;
+
+const script = `import { InferenceResponse, Tensor, logger, type InitializeArgs, type Request } from 'tributary/bls';
+
+/**
+ * A business-logic script. It runs in a sandbox (no fs, network or process); other models are
+ * reachable with \`new InferenceRequest({ model, inputs }).exec()\`.
+ */
+export default class Model {
+  initialize(args: InitializeArgs): void {
+    logger.info(\`\${args.modelName} ready with files: \${Object.keys(args.files).join(', ')}\`);
+  }
+
+  execute(requests: Request[]): InferenceResponse[] {
+    return requests.map((request) => {
+      const text = request.input('TEXT').strings();
+      return new InferenceResponse({
+        outputs: [
+          new Tensor('UPPER', 'BYTES', [text.length], text.map((s) => s.toUpperCase())),
+          new Tensor('LENGTH', 'INT32', [text.length], text.map((s) => s.length)),
+        ],
+      });
+    });
+  }
+}
+`;
+
+const sample = {
+  inputs: [{ name: 'TEXT', datatype: 'BYTES', shape: [2], data: ['hello', 'tributary'] }],
+};
+
+/**
+ * Write a working script model directory: config.pbtxt, 1/model.ts and a sample v2 request body
+ * (`curl -d @sample-request.json localhost:8000/v2/models/<name>/infer`). Returns the files written;
+ * refuses to overwrite an existing model.
+ */
+export async function scaffoldModel(dir: string, name: string): Promise<string[]> {
+  const cfg = join(dir, 'config.pbtxt');
+  if (await access(cfg).then(() => true, () => false)) {
+    throw Errors.alreadyExists(`model directory ${dir} already has a config.pbtxt; choose another name or remove it`);
+  }
+  await mkdir(join(dir, '1'), { recursive: true });
+  const files: Array<[string, string]> = [
+    [cfg, config(name)],
+    [join(dir, '1', 'model.ts'), script],
+    [join(dir, 'sample-request.json'), JSON.stringify(sample, null, 2) + '\n'],
+  ];
+  for (const [path, text] of files) await writeFile(path, text);
+  return files.map(([p]) => p);
+}

@@ -1,0 +1,74 @@
+import { access } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import type { BackendFactory, BackendModel, LoadContext } from '../../src/backend/index.js';
+import type { ModelConfig } from '../../src/config/index.js';
+import { Errors } from '../../src/errors.js';
+import { bundleScript } from './bundle-script.js';
+import { readModelFiles } from './read-model-files.js';
+import { sandboxOptions } from './sandbox-options.js';
+import { createStackMapper } from './stack-mapper.js';
+import type { IsolateSpec } from './script-isolate.js';
+import { typeCheckScript } from './type-check-script.js';
+import { TypescriptInstance } from './typescript-instance.js';
+
+async function exists(p: string): Promise<boolean> {
+  return access(p).then(() => true, () => false);
+}
+
+/** model.ts, or model.js when the config names the default and only the .js exists. */
+async function findScript(config: ModelConfig, ctx: LoadContext): Promise<string> {
+  if (await exists(ctx.modelFile)) return ctx.modelFile;
+  if (basename(ctx.modelFile) === 'model.ts') {
+    const js = join(dirname(ctx.modelFile), 'model.js');
+    if (await exists(js)) return js;
+  }
+  throw Errors.modelLoadFailed(config.name, `no script at ${relative(ctx.modelDir, ctx.modelFile)} in ${ctx.modelDir} (a typescript model needs <version>/model.ts or model.js)`);
+}
+
+/**
+ * Business-logic scripts: `<model>/<version>/model.ts` bundled with its pure-JS imports and run in
+ * isolated-vm isolates (see sandbox-options.ts for the per-model limits).
+ */
+export function createTypeScriptBackend(): BackendFactory {
+  return typescriptBackend;
+}
+
+const typescriptBackend: BackendFactory = {
+  name: 'typescript',
+  defaultModelFilename: 'model.ts',
+
+  async load(config: ModelConfig, ctx: LoadContext): Promise<BackendModel> {
+    const options = sandboxOptions(config);
+    const file = await findScript(config, ctx);
+    const rel = relative(ctx.modelDir, file);
+    if (file.endsWith('.ts') && options.typeCheck !== 'off') {
+      const problems = typeCheckScript(file, ctx.modelDir);
+      if (problems.length && options.typeCheck === 'error') {
+        throw Errors.modelLoadFailed(config.name, `${rel} has type errors (set parameter type_check to "warn" to load anyway):\n  ${problems.join('\n  ')}`);
+      }
+      for (const p of problems) ctx.log.warn(`model '${config.name}': ${p}`);
+    }
+    const bundled = await bundleScript(file, ctx.modelDir);
+    if (!bundled.ok) throw Errors.modelLoadFailed(config.name, `cannot bundle ${rel}:\n  ${bundled.errors.join('\n  ')}`);
+    const decoupled = config.model_transaction_policy?.decoupled === true;
+    const spec: IsolateSpec = {
+      model: config.name,
+      bundle: bundled.bundle,
+      mapStack: createStackMapper(bundled.bundle, ctx.modelDir),
+      options,
+      init: {
+        config: config as unknown as Record<string, unknown>,
+        modelName: config.name,
+        modelVersion: ctx.version,
+        files: await readModelFiles(config.name, ctx.modelDir, ctx.version),
+        decoupled,
+      },
+      host: ctx.host,
+      log: ctx.log,
+    };
+    const outputNames = config.output.map((o) => o.name);
+    return {
+      createInstance: (index) => TypescriptInstance.create(spec, index, decoupled, outputNames),
+    };
+  },
+};

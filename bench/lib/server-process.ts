@@ -1,0 +1,38 @@
+/** Start the server in a child process (see serve.ts) and get its HTTP and metrics URLs. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ServeOptions } from './serve.js';
+
+export interface ServerProcess { httpBase: string; metricsBase: string; pid: number; close(): Promise<void> }
+
+export function spawnServer(options: ServeOptions, taskset?: string): Promise<ServerProcess> {
+  const entry = fileURLToPath(new URL('./serve.ts', import.meta.url));
+  const args = ['--import', 'tsx', entry, JSON.stringify(options)];
+  const child = taskset
+    ? spawn('taskset', ['-c', taskset, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      child.stdout!.off('data', onData);
+      const ports = JSON.parse(out.slice(0, nl)) as { http: number; metrics: number };
+      resolve({
+        httpBase: `http://127.0.0.1:${ports.http}`,
+        metricsBase: `http://127.0.0.1:${ports.metrics}`,
+        pid: child.pid!,
+        close: () => new Promise<void>((done) => {
+          if (child.exitCode !== null) return done();
+          child.once('exit', () => done());
+          child.stdin!.end();
+          setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+        }),
+      });
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`benchmark server exited with code ${code} before listening`)));
+    child.once('error', reject);
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * W5/W8-style BLS costs (PERFORMANCE.md R6/T8, T12):
+ * - warm script call: one execute() of the `echo` script with FP32[4] in and out, measured at the
+ *   backend instance (no scheduler, no server), target <= 5 us p50;
+ * - per child call: `bls_loop` making N sequential BLS calls to the identity model `ident` through
+ *   the real server, ((T(N) - T(0)) / N) - T(direct ident call), target <= 20 us;
+ * - server-level echo p50 for context.
+ *
+ *   node --import tsx bench/workloads/bls.ts [--seconds 2]
+ */
+import { join } from 'node:path';
+import { lastValueFrom } from 'rxjs';
+import { createIdentityBackend } from '../../backends/identity/index.js';
+import { createTypeScriptBackend } from '../../backends/typescript/index.js';
+import type { BackendRequest, ModelHost } from '../../src/backend/index.js';
+import { createLogger } from '../../src/logger.js';
+import { createServer, type Server } from '../../src/server/index.js';
+import { createTensor } from '../../src/tensor/index.js';
+import { blsRepo } from '../../test/backends/typescript/bls-repo.js';
+
+interface Run { p50Us: number; p99Us: number; perSec: number }
+
+async function measure(seconds: number, once: () => Promise<unknown>): Promise<Run> {
+  for (let i = 0; i < 200; i++) await once(); // warm up
+  const lat: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) {
+    const t0 = performance.now();
+    await once();
+    lat.push(performance.now() - t0);
+  }
+  lat.sort((a, b) => a - b);
+  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] * 1000;
+  return { p50Us: at(0.5), p99Us: at(0.99), perSec: lat.length / seconds };
+}
+
+/** The echo script's instance driven directly, with a minimal BackendRequest. */
+async function warmCall(seconds: number, repo: string): Promise<Run> {
+  const modelDir = join(repo, 'echo');
+  const noHost: ModelHost = { infer: () => { throw new Error('no BLS calls in this bench'); } };
+  const model = await createTypeScriptBackend().load(
+    { name: 'echo', output: [{ name: 'OUT' }], parameters: {}, model_transaction_policy: { decoupled: false } } as never,
+    { modelDir, versionDir: join(modelDir, '1'), version: '1', modelFile: join(modelDir, '1', 'model.ts'), host: noHost, log: createLogger('bench') },
+  );
+  const inst = await model.createInstance(0, { name: 'echo', kind: 'KIND_CPU', count: 1 } as never);
+  const x = createTensor('IN', 'FP32', [4], [1, 2, 3, 4]);
+  const signal = new AbortController().signal;
+  let got = 0;
+  const req: BackendRequest = {
+    request: { model: 'echo', inputs: [x] }, batchSize: 1, signal,
+    send: (r) => { if (r && (r.outputs[0].data as Float32Array)[3] === 4) got++; },
+    fail: (e) => { throw e; },
+  };
+  const batch = [req];
+  const r = await measure(seconds, () => inst.execute(batch));
+  await inst.finalize();
+  if (got === 0) throw new Error('echo returned nothing');
+  return r;
+}
+
+export async function runBlsBench(seconds = 2): Promise<string[]> {
+  const repo = await blsRepo(['echo', 'ident', 'bls_loop']);
+  const lines: string[] = [];
+  const warm = await warmCall(seconds, repo);
+  lines.push(`warm script call (FP32[4] in/out, backend instance): p50 ${warm.p50Us.toFixed(1)} us, p99 ${warm.p99Us.toFixed(1)} us, ${warm.perSec.toFixed(0)}/s (target p50 <= 5 us)`);
+  const server: Server = await createServer({ modelRepository: repo, backends: [createTypeScriptBackend(), createIdentityBackend()] });
+  try {
+    const x = createTensor('IN', 'FP32', [1, 4], [1, 2, 3, 4]);
+    const echo = await measure(seconds, () => lastValueFrom(server.infer({ model: 'echo', inputs: [createTensor('IN', 'FP32', [4], [1, 2, 3, 4])] })));
+    const direct = await measure(seconds, () => lastValueFrom(server.infer({ model: 'ident', inputs: [x] })));
+    const loop = (n: number) => () => lastValueFrom(server.infer({ model: 'bls_loop', inputs: [x, createTensor('N', 'INT32', [1], [n])] }));
+    const zero = await measure(seconds, loop(0));
+    const n = 16;
+    const many = await measure(seconds, loop(n));
+    const perChild = (many.p50Us - zero.p50Us) / n;
+    lines.push(`server: echo script p50 ${echo.p50Us.toFixed(1)} us; direct ident p50 ${direct.p50Us.toFixed(1)} us`);
+    lines.push(`bls_loop N=0 p50 ${zero.p50Us.toFixed(1)} us; N=${n} p50 ${many.p50Us.toFixed(1)} us; per child ${perChild.toFixed(1)} us`);
+    lines.push(`BLS overhead per child call: ${(perChild - direct.p50Us).toFixed(1)} us over a direct in-process call (target <= 20 us)`);
+  } finally {
+    await server.close();
+  }
+  return lines;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const i = process.argv.indexOf('--seconds');
+  const seconds = i > 0 ? Number(process.argv[i + 1]) : 2;
+  for (const l of await runBlsBench(seconds)) console.log(l);
+}

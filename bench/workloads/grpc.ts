@@ -1,0 +1,127 @@
+/**
+ * gRPC front end: identity FP32[1,16] over gRPC ModelInfer (raw contents) at c=1 and c=64, the
+ * same over HTTP with the binary tensor extension, and streamed responses per second over
+ * ModelStreamInfer (decoupled TypeScript model, N responses per request).
+ * Targets (PERFORMANCE.md): gRPC c=1 p50 <= 200 us, >= 10k infer/s; >= 50k streamed responses/s.
+ *
+ * The server runs in a child process (as in production: client and server do not share an
+ * event loop), both on this machine's cores.
+ *
+ *   node --import tsx bench/workloads/grpc.ts [--seconds 3]
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
+import { loadProtos } from '../../src/frontend/grpc/load-protos.js';
+
+const REPO = fileURLToPath(new URL('../../test/fixtures/grpc', import.meta.url));
+
+interface Run { p50Us: number; p99Us: number; perSec: number }
+
+async function measure(seconds: number, concurrency: number, once: () => Promise<unknown>): Promise<Run> {
+  const lat: number[] = [];
+  const warmEnd = performance.now() + 300;
+  while (performance.now() < warmEnd) await once();
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      await once();
+      lat.push(performance.now() - t0);
+    }
+  }));
+  lat.sort((a, b) => a - b);
+  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))]! * 1000;
+  return { p50Us: at(0.5), p99Us: at(0.99), perSec: lat.length / seconds };
+}
+
+async function serve(): Promise<void> {
+  const { createServer } = await import('../../src/server/index.js');
+  const { startGrpcServer } = await import('../../src/frontend/grpc/index.js');
+  const { startHttpServer } = await import('../../src/frontend/http/index.js');
+  const { updateLogSettings } = await import('../../src/logger.js');
+  updateLogSettings({ log_info: false });
+  const server = await createServer({ modelRepository: REPO });
+  const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1' });
+  const h = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
+  process.send!({ grpc: g.port, http: h.port });
+  process.on('message', async () => {
+    await g.close();
+    await h.close();
+    await server.close();
+    process.exit(0);
+  });
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 3;
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
+  const ports = await new Promise<{ grpc: number; http: number }>((resolve) => child.once('message', resolve as never));
+  const pkg = loadPackageDefinition(loadProtos()) as any;
+  const client = new pkg.inference.GRPCInferenceService(`127.0.0.1:${ports.grpc}`, credentials.createInsecure());
+
+  const data = Buffer.from(new Float32Array(16).fill(1.5).buffer);
+  const req = { model_name: 'identity_fp32', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16] }], raw_input_contents: [data] };
+  const grpcOnce = () => new Promise((resolve, reject) => client.ModelInfer(req, (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r))));
+
+  const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], parameters: { binary_data_size: 64 } }], outputs: [{ name: 'OUTPUT0', parameters: { binary_data: true } }] }));
+  const body = Buffer.concat([header, data]);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const httpOnce = () => new Promise((resolve, reject) => {
+    const r = http.request({
+      host: '127.0.0.1', port: ports.http, path: '/v2/models/identity_fp32/infer', method: 'POST', agent,
+      headers: { 'Content-Type': 'application/octet-stream', 'Inference-Header-Content-Length': header.length, 'Content-Length': body.length },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(null) : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+
+  const rows: Record<string, unknown>[] = [];
+  const row = (name: string, r: Run) => rows.push({ workload: name, 'p50 µs': Math.round(r.p50Us), 'p99 µs': Math.round(r.p99Us), 'infer/s': Math.round(r.perSec) });
+  const liveOnce = () => new Promise((resolve, reject) => client.ServerLive({}, (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r))));
+  row('grpc ServerLive c=1 (transport floor)', await measure(seconds, 1, liveOnce));
+  row('grpc identity c=1', await measure(seconds, 1, grpcOnce));
+  row('http-binary identity c=1', await measure(seconds, 1, httpOnce));
+  row('grpc identity c=64', await measure(seconds, 64, grpcOnce));
+  row('http-binary identity c=64', await measure(seconds, 64, httpOnce));
+
+  // Streamed responses: keep 4 requests of N responses in flight on one stream.
+  const N = 2000;
+  const stream = client.ModelStreamInfer();
+  let responses = 0;
+  let finals = 0;
+  const nReq = { model_name: 'streamer', inputs: [{ name: 'N', datatype: 'INT32', shape: [1] }], raw_input_contents: [Buffer.from(Int32Array.of(N).buffer)], parameters: { triton_enable_empty_final_response: { bool_param: true } } };
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await new Promise<void>((resolve) => {
+    stream.on('data', (m: any) => {
+      if (m.error_message) throw new Error(m.error_message);
+      if (m.infer_response.parameters.triton_final_response?.bool_param) {
+        finals++;
+        if (performance.now() < end) stream.write(nReq);
+        else if (finals === sent) resolve();
+      } else {
+        responses++;
+      }
+    });
+    let sent = 0;
+    for (; sent < 4; sent++) stream.write(nReq);
+    const orig = stream.write.bind(stream);
+    stream.write = (m: unknown) => { sent++; return orig(m); };
+  });
+  const secs = (performance.now() - t0) / 1000;
+  stream.end();
+  rows.push({ workload: `grpc stream, decoupled N=${N}`, 'p50 µs': '-', 'p99 µs': '-', 'infer/s': `${Math.round(responses / secs)} responses/s` });
+
+  console.table(rows);
+  client.close();
+  agent.destroy();
+  child.send('stop');
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main();

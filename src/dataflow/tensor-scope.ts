@@ -1,0 +1,54 @@
+import type { Tensor } from '../tensor/index.js';
+
+/**
+ * Tensors of one pipeline request, as a tree of scopes. Single-response steps write into the scope
+ * they ran in; each response of a decoupled step opens a child scope holding that response's
+ * outputs, so its downstream steps run once per response (Triton's semantics) while still seeing
+ * every tensor above it. `null` marks an optional pipeline input the request left out.
+ */
+export class TensorScope {
+  readonly parent: TensorScope | undefined;
+  children: TensorScope[] | undefined;
+  /** Pipeline outputs were emitted from this scope. */
+  emitted = false;
+  readonly #own = new Map<string, Tensor | null>();
+  #fired: Set<number> | undefined;
+
+  constructor(parent?: TensorScope) {
+    this.parent = parent;
+  }
+
+  lookup(name: string): Tensor | null | undefined {
+    for (let s: TensorScope | undefined = this; s; s = s.parent) {
+      const t = s.#own.get(name);
+      if (t !== undefined) return t;
+    }
+    return undefined;
+  }
+
+  owns(name: string): boolean {
+    return this.#own.has(name);
+  }
+
+  set(name: string, tensor: Tensor | null): void {
+    this.#own.set(name, tensor);
+  }
+
+  fork(): TensorScope {
+    const child = new TensorScope(this);
+    (this.children ??= []).push(child);
+    return child;
+  }
+
+  /** Marks a step as started in this scope; false when it already was. */
+  markFired(position: number): boolean {
+    const fired = (this.#fired ??= new Set());
+    if (fired.has(position)) return false;
+    fired.add(position);
+    return true;
+  }
+
+  hasFired(position: number): boolean {
+    return this.#fired?.has(position) ?? false;
+  }
+}

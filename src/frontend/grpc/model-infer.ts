@@ -1,0 +1,54 @@
+import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { Errors } from '../../errors.js';
+import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
+import type { ModelInferRequestMsg, ModelInferResponseMsg } from '../../protocol/grpc/index.js';
+import type { Server } from '../../server/types.js';
+import type { SharedMemoryRegistry } from '../shm/index.js';
+import { isDecoupled } from './is-decoupled.js';
+import { requestDeadline } from './request-deadline.js';
+import { toServiceError } from './service-error.js';
+
+/**
+ * Unary ModelInfer: one request, one response. Decoupled models are refused (they need a stream).
+ * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
+ */
+export function modelInferHandler(server: Server, shm: SharedMemoryRegistry): handleUnaryCall<ModelInferRequestMsg, ModelInferResponseMsg> {
+  const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
+  const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
+  return (call: ServerUnaryCall<ModelInferRequestMsg, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
+    const msg = call.request;
+    let decoded;
+    try {
+      decoded = inferRequestFromProto(msg, { readSharedMemory });
+      if (isDecoupled(server, msg.model_name, msg.model_version || undefined)) throw Errors.decoupledUnary(msg.model_name);
+    } catch (e) {
+      callback(toServiceError(e));
+      return;
+    }
+    const { request, placements } = decoded;
+    const deadline = requestDeadline(call);
+    if (deadline !== undefined) request.deadline = deadline;
+    let answered = false;
+    const answer = (err: unknown, res?: ModelInferResponseMsg) => {
+      if (answered) return;
+      answered = true;
+      if (err !== null) callback(toServiceError(err));
+      else callback(null, res);
+    };
+    const sub = server.infer(request).subscribe({
+      next(resp) {
+        let out: ModelInferResponseMsg;
+        try {
+          out = inferResponseToProto(resp, { id: request.id, placements, writeSharedMemory });
+        } catch (e) {
+          answer(e);
+          return;
+        }
+        answer(null, out);
+      },
+      error: (e: unknown) => answer(e),
+      complete: () => answer(Errors.internal(`model '${request.model}' completed without a response`)),
+    });
+    if (!answered) call.on('cancelled', () => sub.unsubscribe());
+  };
+}

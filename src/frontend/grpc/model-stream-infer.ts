@@ -1,0 +1,107 @@
+import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
+import type { Subscription } from 'rxjs';
+import { toTributaryError } from '../../errors.js';
+import { emptyFinalResponse, inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
+import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
+import type { Server } from '../../server/types.js';
+import type { SharedMemoryRegistry } from '../shm/index.js';
+import { isDecoupled } from './is-decoupled.js';
+import { requestDeadline } from './request-deadline.js';
+
+type StreamCall = ServerDuplexStream<ModelInferRequestMsg, ModelStreamInferResponseMsg>;
+
+/**
+ * ModelStreamInfer: any number of requests in flight on one stream; every response is written as
+ * soon as it exists (decoupled models and pipelines stream many). Each carries
+ * `triton_final_response`. A failed request answers with `error_message` and the stream stays
+ * open. When the client half-closes, the stream ends after the in-flight requests finish; when it
+ * cancels (or the connection drops), every in-flight request is unsubscribed, i.e. cancelled.
+ */
+export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistry): handleBidiStreamingCall<ModelInferRequestMsg, ModelStreamInferResponseMsg> {
+  const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
+  const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
+
+  return (call: StreamCall) => {
+    const active = new Set<Subscription>();
+    let halfClosed = false;
+    let closed = false;
+
+    const send = (m: ModelStreamInferResponseMsg) => { if (!closed) call.write(m); };
+    const sendError = (e: unknown, msg: ModelInferRequestMsg) => send({
+      error_message: toTributaryError(e).message,
+      infer_response: {
+        model_name: msg.model_name, model_version: msg.model_version ?? '', id: msg.id ?? '',
+        parameters: {}, outputs: [], raw_output_contents: [],
+      },
+    });
+    const maybeEnd = () => {
+      if (halfClosed && active.size === 0 && !closed) {
+        closed = true;
+        call.end();
+      }
+    };
+    const cancelAll = () => {
+      closed = true;
+      for (const s of active) s.unsubscribe();
+      active.clear();
+    };
+
+    const start = (msg: ModelInferRequestMsg) => {
+      let decoded: DecodedInferRequest;
+      let decoupled: boolean;
+      try {
+        decoded = inferRequestFromProto(msg, { readSharedMemory });
+        decoupled = isDecoupled(server, msg.model_name, msg.model_version || undefined);
+      } catch (e) {
+        sendError(e, msg);
+        return;
+      }
+      const { request, placements, emptyFinalResponse: wantEmptyFinal } = decoded;
+      const deadline = requestDeadline(call);
+      if (deadline !== undefined) request.deadline = deadline;
+      const id = request.id ?? '';
+      let finalSent = false;
+      let finished = false;
+      let version = request.version ?? '';
+      let sub: Subscription | undefined;
+      const finish = () => {
+        finished = true;
+        if (sub) active.delete(sub);
+        maybeEnd();
+      };
+      sub = server.infer(request).subscribe({
+        next(resp) {
+          version = resp.version;
+          if (resp.final && decoupled && resp.outputs.length === 0 && !resp.parameters) {
+            // A bare final flag: only sent when the client asked for empty final responses.
+            if (wantEmptyFinal) send({ error_message: '', infer_response: emptyFinalResponse(resp.model, resp.version, id) });
+            finalSent = true;
+            return;
+          }
+          try {
+            send({ error_message: '', infer_response: inferResponseToProto(resp, { id, placements, writeSharedMemory, finalFlag: resp.final }) });
+          } catch (e) {
+            sendError(e, msg);
+          }
+          if (resp.final) finalSent = true;
+        },
+        error(e: unknown) {
+          sendError(e, msg);
+          finish();
+        },
+        complete() {
+          if (!finalSent && wantEmptyFinal) {
+            send({ error_message: '', infer_response: emptyFinalResponse(request.model, version, id) });
+          }
+          finish();
+        },
+      });
+      if (!finished) active.add(sub);
+    };
+
+    call.on('data', (msg: ModelInferRequestMsg) => { if (!closed) start(msg); });
+    call.on('end', () => { halfClosed = true; maybeEnd(); });
+    call.on('cancelled', cancelAll);
+    call.on('error', cancelAll);
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * HTTP compression (Triton's `Content-Encoding` / `Accept-Encoding` support): gzip or deflate
+ * request bodies are inflated as they stream in, so fastify's bodyLimit applies to the inflated
+ * size (a zip bomb hits 413); responses are compressed when the client accepts it and the body is
+ * large enough to be worth it.
+ */
+import { createGunzip, createInflate, gzip, deflate } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { Errors } from '../../errors.js';
+
+export function inflateRequest(request: FastifyRequest, payload: Readable): Readable {
+  const enc = request.headers['content-encoding'];
+  if (enc === undefined || enc === 'identity') return payload;
+  let inflater;
+  if (enc === 'gzip') inflater = createGunzip();
+  else if (enc === 'deflate') inflater = createInflate();
+  else throw Errors.unsupported(`Content-Encoding '${enc}' is not supported; use gzip or deflate`);
+  // fastify compares this with Content-Length (compressed) while limiting the inflated size.
+  const counted = inflater as typeof inflater & { receivedEncodedLength: number };
+  counted.receivedEncodedLength = 0;
+  payload.on('data', (c: Buffer) => { counted.receivedEncodedLength += c.length; });
+  payload.on('error', (e) => inflater.destroy(e));
+  return payload.pipe(inflater);
+}
+
+function pick(accept: string): 'gzip' | 'deflate' | undefined {
+  const accepted = new Set<string>();
+  for (const part of accept.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q === undefined || Number(q.slice(2)) > 0) accepted.add(name!.trim());
+  }
+  if (accepted.has('gzip')) return 'gzip'; // preferred, as Triton does
+  if (accepted.has('deflate')) return 'deflate';
+  return undefined;
+}
+
+/** onSend hook: compress string/Buffer payloads of at least `threshold` bytes when accepted. */
+export function compressResponse(threshold: number) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, p?: unknown) => void): void => {
+    const accept = request.headers['accept-encoding'];
+    if (!accept || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || reply.getHeader('content-encoding')) {
+      done(null, payload);
+      return;
+    }
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+    const enc = size >= threshold ? pick(accept) : undefined;
+    if (!enc) {
+      done(null, payload);
+      return;
+    }
+    (enc === 'gzip' ? gzip : deflate)(payload, (err, out) => {
+      if (err) return done(err);
+      reply.header('content-encoding', enc);
+      reply.header('content-length', out.byteLength);
+      reply.header('vary', 'Accept-Encoding');
+      done(null, out);
+    });
+  };
+}

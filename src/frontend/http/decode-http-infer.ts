@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify';
+import { Errors } from '../../errors.js';
+import {
+  HEADER_LENGTH, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
+  type DecodedInfer, type SharedMemoryAccess,
+} from '../../protocol/index.js';
+import type { Server } from '../../server/types.js';
+
+/** Parse JSON text with an error that says what failed. */
+export function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw Errors.badRequest(`failed to parse the ${what} JSON: ${(e as Error).message}`);
+  }
+}
+
+/** A POST body as JSON; an empty body is `{}`. */
+export function jsonBody(request: FastifyRequest, what: string): unknown {
+  const body = request.body as Buffer | undefined;
+  if (!body || body.byteLength === 0) return {};
+  return parseJson(body.toString('utf8'), what);
+}
+
+/**
+ * An /infer body: v2 JSON, JSON + binary tensors, or the raw-body form (header length 0, the one
+ * input's bytes; shape from the model, all outputs binary).
+ */
+export function decodeHttpInfer(
+  request: FastifyRequest,
+  server: Server,
+  model: string,
+  version: string | undefined,
+  sharedMemory: SharedMemoryAccess | undefined,
+): DecodedInfer {
+  const body = request.body as Buffer | undefined;
+  if (!body || body.byteLength === 0) throw Errors.badRequest(`the inference request for model '${model}' has an empty body`);
+  const headerLength = parseHeaderLength(request.headers[HEADER_LENGTH]);
+  if (headerLength === 0) {
+    const meta = server.modelMetadata(model, version);
+    const config = server.modelConfig(model, version);
+    const input = rawBodyInput(body, model, meta.inputs, config.max_batch_size);
+    const req: DecodedInfer['request'] = { model, inputs: [input] };
+    if (version) req.version = version;
+    return { request: req, encoding: { binaryDefault: true } };
+  }
+  const { json, binary } = splitInferBody(body, headerLength);
+  const obj = parseJson(body.toString('utf8', 0, json.byteLength), 'inference request');
+  return decodeInferRequest(obj, binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory });
+}

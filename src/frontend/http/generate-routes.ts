@@ -1,0 +1,38 @@
+/**
+ * The generate extension: `/generate` returns one flattened JSON response; `/generate_stream`
+ * sends one SSE `data:` event per response (errors after the first event as `{"error"}` events),
+ * and ends without an extra event, as Triton's does.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Errors } from '../../errors.js';
+import { decodeGenerateRequest, encodeGenerateResponse } from '../../protocol/index.js';
+import type { Server } from '../../server/types.js';
+import { jsonBody } from './decode-http-infer.js';
+import { modelRoute, type ModelParams } from './model-route.js';
+import { respondStream, respondUnary } from './respond-stream.js';
+import { sendError } from './send-error.js';
+
+export function registerGenerateRoutes(app: FastifyInstance, server: Server): void {
+  const decode = (req: FastifyRequest<{ Params: ModelParams }>) => {
+    const { model, version } = req.params;
+    const meta = server.modelMetadata(model, version);
+    const body = req.body as Buffer | undefined;
+    if (!body || body.byteLength === 0) throw Errors.badRequest(`the generate request for model '${model}' has an empty body`);
+    return decodeGenerateRequest(jsonBody(req, 'generate request'), { model, ...(version ? { version } : {}), inputs: meta.inputs });
+  };
+  const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
+    let request;
+    try {
+      request = decode(req);
+    } catch (e) {
+      return sendError(reply, e);
+    }
+    const responses = server.infer(request);
+    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false });
+    return respondUnary(reply, req.params.model, responses,
+      (r) => reply.type('application/json').send(encodeGenerateResponse(r)),
+      () => Errors.tooManyResponses(req.params.model));
+  };
+  modelRoute(app, 'POST', '/generate', handler(false));
+  modelRoute(app, 'POST', '/generate_stream', handler(true));
+}

@@ -1,0 +1,3 @@
+export type { SharedMemoryRegistry, SharedMemoryRegionStatus } from './shared-memory-registry.js';
+export { createSharedMemoryRegistry } from './create-shared-memory-registry.js';
+export type { SharedMemoryRegistryOptions } from './create-shared-memory-registry.js';

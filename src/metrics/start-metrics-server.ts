@@ -1,0 +1,53 @@
+/** The metrics port (tritonserver --metrics-port, 8002): `GET /metrics` in Prometheus text format. */
+import { createServer as createHttpServer } from 'node:http';
+import { Registry } from 'prom-client';
+import type { Server } from '../server/types.js';
+import { createInferenceListener } from './inference-metrics.js';
+import { parseMetricsConfig } from './metrics-config.js';
+import { registerSystemMetrics } from './system-metrics.js';
+
+export interface Metrics {
+  registry: Registry;
+  /** Stop listening to the server. */
+  detach(): void;
+}
+
+/** A fresh registry (never prom-client's global one) fed by `server`'s listener records. */
+export function createMetrics(server: Server, config?: Record<string, string>): Metrics {
+  const registry = new Registry();
+  registerSystemMetrics(registry);
+  const detach = server.addListener(createInferenceListener(registry, parseMetricsConfig(config)));
+  return { registry, detach };
+}
+
+export async function startMetricsServer(
+  server: Server,
+  options: { port: number; host?: string; config?: Record<string, string> },
+): Promise<{ port: number; close(): Promise<void>; registry: Registry }> {
+  const metrics = createMetrics(server, options.config);
+  const http = createHttpServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method !== 'GET' || (path !== '/metrics' && path !== '/metrics/')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route for ${req.method} ${path}; metrics are at GET /metrics` }));
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (e: Error) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: e.message })),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const address = http.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : options.port,
+    registry: metrics.registry,
+    close: () => new Promise<void>((resolve) => {
+      metrics.detach();
+      http.closeAllConnections();
+      http.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,37 @@
+import { DirectedGraph } from 'graphology';
+import type { PipelineContext } from './pipeline-context.js';
+
+export type PipelineNode =
+  | { kind: 'input'; name: string }
+  | { kind: 'step'; index: number }
+  | { kind: 'tensor'; name: string };
+
+export type PipelineGraph = DirectedGraph<PipelineNode>;
+
+export const inputNode = (name: string): string => `input:${name}`;
+export const stepNode = (index: number): string => `step:${index}`;
+export const tensorNode = (name: string): string => `tensor:${name}`;
+
+/**
+ * The pipeline as a graphology DAG: pipeline input -> tensor, step -> tensor it produces,
+ * tensor -> step that consumes it. Cycles, reachability and the topological order come from it.
+ */
+export function buildPipelineGraph(ctx: PipelineContext): PipelineGraph {
+  const g: PipelineGraph = new DirectedGraph<PipelineNode>();
+  const tensor = (name: string) => {
+    const key = tensorNode(name);
+    g.mergeNode(key, { kind: 'tensor', name });
+    return key;
+  };
+  for (const t of ctx.config.input) {
+    g.mergeNode(inputNode(t.name), { kind: 'input', name: t.name });
+    g.mergeEdge(inputNode(t.name), tensor(t.name));
+  }
+  for (const t of ctx.config.output) tensor(t.name);
+  for (const s of ctx.steps) {
+    g.mergeNode(stepNode(s.index), { kind: 'step', index: s.index });
+    for (const [, t] of s.inputMap) g.mergeEdge(tensor(t), stepNode(s.index));
+    for (const [, t] of s.outputMap) g.mergeEdge(stepNode(s.index), tensor(t));
+  }
+  return g;
+}

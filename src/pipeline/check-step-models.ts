@@ -1,0 +1,78 @@
+import type { ModelConfig } from '../config/index.js';
+import { isEnsemble } from '../config/index.js';
+import type { PipelineContext, Resolve, StepInfo } from './pipeline-context.js';
+import { q, where } from './pipeline-context.js';
+
+const list = (names: readonly string[]) => names.map(q).join(', ') || '(none)';
+
+/**
+ * Checks each step against its own model: the model exists (and is not the pipeline itself),
+ * mapped names exist on it, its required inputs are mapped, batching agrees with the pipeline.
+ * Returns the steps whose batching disagrees, so the dims check does not report them twice.
+ */
+export function checkStepModels(ctx: PipelineContext, resolve: Resolve): Set<number> {
+  const { sink, config } = ctx;
+  const badBatch = new Set<number>();
+  if (ctx.steps.length === 0) {
+    sink.error('ensemble_scheduling.step', `${where(ctx)}: ensemble_scheduling has no steps; add at least one step`);
+  }
+  for (const s of ctx.steps) {
+    if (s.model === ctx.name) {
+      sink.error(`${s.path}.model_name`, `${where(ctx, s)}: a pipeline cannot call itself`);
+      continue;
+    }
+    const m = s.config;
+    if (!m) {
+      const v = s.version === -1 ? '' : ` version ${s.version}`;
+      sink.error(`${s.path}.model_name`, `${where(ctx, s)}: unknown model ${q(s.model)}${v}; it is not in the model repository (or not loaded)`);
+      continue;
+    }
+    const via = callsPipeline(m, ctx.name, resolve, new Set());
+    if (via) sink.error(`${s.path}.model_name`, `${where(ctx, s)}: model ${q(s.model)} calls pipeline ${q(ctx.name)} again (through ${via}); pipelines cannot recurse`);
+    checkNames(ctx, s, m);
+    if (config.max_batch_size > 0 && m.max_batch_size < config.max_batch_size) {
+      badBatch.add(s.index);
+      sink.error(`${s.path}.model_name`, m.max_batch_size === 0
+        ? `${where(ctx, s)}: model ${q(s.model)} does not support batching (max_batch_size 0) but the pipeline's max_batch_size is ${config.max_batch_size}; set the pipeline's max_batch_size to 0`
+        : `${where(ctx, s)}: the pipeline's max_batch_size ${config.max_batch_size} must be <= model ${q(s.model)}'s max_batch_size ${m.max_batch_size}`);
+    }
+    if (m.model_transaction_policy?.decoupled && !config.model_transaction_policy?.decoupled) {
+      sink.warn(`${s.path}.model_name`, `${where(ctx, s)}: model ${q(s.model)} is decoupled but the pipeline is not; a request fails if this step sends more than one response (set model_transaction_policy { decoupled: true } on the pipeline to stream them)`);
+    }
+  }
+  return badBatch;
+}
+
+function checkNames(ctx: PipelineContext, s: StepInfo, m: ModelConfig): void {
+  const inputs = new Set(m.input.map((t) => t.name));
+  const outputs = new Set(m.output.map((t) => t.name));
+  for (const [key, tensor] of s.inputMap) {
+    if (!inputs.has(key)) {
+      ctx.sink.error(`${s.path}.input_map.${key}`, `${where(ctx, s)}: model ${q(s.model)} has no input ${q(key)} (mapped from tensor ${q(tensor)}); its inputs are ${list([...inputs])}`);
+    }
+  }
+  for (const [key, tensor] of s.outputMap) {
+    if (!outputs.has(key)) {
+      ctx.sink.error(`${s.path}.output_map.${key}`, `${where(ctx, s)}: model ${q(s.model)} has no output ${q(key)} (mapped to tensor ${q(tensor)}); its outputs are ${list([...outputs])}`);
+    }
+  }
+  const mapped = new Set(s.inputMap.map(([k]) => k));
+  for (const t of m.input) {
+    if (!t.optional && !mapped.has(t.name)) {
+      ctx.sink.error(`${s.path}.input_map`, `${where(ctx, s)}: input ${q(t.name)} of model ${q(s.model)} is not mapped; add it to input_map`);
+    }
+  }
+}
+
+/** The chain of nested pipelines through which `config` reaches `target`, if it does. */
+function callsPipeline(config: ModelConfig, target: string, resolve: Resolve, seen: Set<string>): string | undefined {
+  if (!isEnsemble(config) || seen.has(config.name)) return undefined;
+  seen.add(config.name);
+  for (const step of config.ensemble_scheduling?.step ?? []) {
+    if (step.model_name === target) return q(config.name);
+    const inner = resolve(step.model_name, step.model_version ?? -1);
+    const via = inner && callsPipeline(inner, target, resolve, seen);
+    if (via) return `${q(config.name)} -> ${via}`;
+  }
+  return undefined;
+}

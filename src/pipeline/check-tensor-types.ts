@@ -1,0 +1,58 @@
+import type { ModelConfig } from '../config/index.js';
+import { dimsCompatible, formatShape, fromConfigType } from '../tensor/index.js';
+import type { Consumer, PipelineContext, Producer } from './pipeline-context.js';
+import { describeProducer, q, where } from './pipeline-context.js';
+
+interface TensorType { datatype: string; dims: readonly number[] }
+
+/** Full dims as a request sees them: a batching model has an implicit leading batch dim (-1). */
+function typeOf(model: ModelConfig, t: { data_type: string; dims: number[] } | undefined): TensorType | undefined {
+  if (!t) return undefined;
+  return {
+    datatype: fromConfigType(t.data_type) ?? t.data_type,
+    dims: model.max_batch_size > 0 ? [-1, ...t.dims] : t.dims,
+  };
+}
+
+function producerType(ctx: PipelineContext, p: Producer): TensorType | undefined {
+  if (p.kind === 'input') return typeOf(ctx.config, ctx.config.input[p.index]);
+  const m = ctx.steps[p.step].config;
+  return m && typeOf(m, m.output.find((o) => o.name === p.key));
+}
+
+function consumerType(ctx: PipelineContext, c: Consumer): TensorType | undefined {
+  if (c.kind === 'output') return typeOf(ctx.config, ctx.config.output[c.index]);
+  const m = ctx.steps[c.step].config;
+  return m && typeOf(m, m.input.find((i) => i.name === c.key));
+}
+
+const show = (t: TensorType) => `${t.datatype} ${formatShape(t.dims)}`;
+
+/**
+ * Producer and consumer of each tensor must agree on datatype and dims (-1 matches any size).
+ * Skipped where a name or model is already reported missing, or batching already disagrees.
+ */
+export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<number>): void {
+  for (const [tensor, consumers] of ctx.consumers) {
+    const producers = ctx.producers.get(tensor) ?? [];
+    if (producers.length !== 1) continue;
+    const p = producers[0];
+    if (p.kind === 'step' && skipSteps.has(p.step)) continue;
+    const made = producerType(ctx, p);
+    if (!made) continue;
+    for (const c of consumers) {
+      if (c.kind === 'step' && skipSteps.has(c.step)) continue;
+      const want = consumerType(ctx, c);
+      if (!want) continue;
+      const what = want.datatype !== made.datatype ? 'datatypes' : dimsCompatible(want.dims, made.dims) ? undefined : 'dims';
+      if (!what) continue;
+      const from = describeProducer(ctx, p);
+      if (c.kind === 'output') {
+        ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what} differ)`);
+      } else {
+        const s = ctx.steps[c.step];
+        ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what} differ)`);
+      }
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import { Errors, type TributaryError } from '../../errors.js';
+import { isReservedParameter, type InferenceRequest, type Parameters, type RequestedOutput } from '../../backend/index.js';
+import { elementCount, isDataType, tensorFromBytes, type Tensor } from '../../tensor/index.js';
+import { parseRequestParameters } from '../request-parameters.js';
+import { int64Value, parametersFromProto } from './infer-parameter.js';
+import type { InferInputTensorMsg, ModelInferRequestMsg } from './messages.js';
+import { hasContents, tensorFromContents } from './tensor-contents.js';
+
+/** Where the client asked an output to be written (system shared memory). */
+export interface OutputPlacement { region: string; offset: number; byteSize: number }
+
+export interface DecodedInferRequest {
+  request: InferenceRequest;
+  /** Outputs to write into shared memory instead of returning their bytes. */
+  placements?: Map<string, OutputPlacement>;
+  /** `triton_enable_empty_final_response`: send a response for a bare final flag (streams). */
+  emptyFinalResponse: boolean;
+}
+
+export interface DecodeOptions {
+  /** Bytes of an input in a registered region; absent when shared memory is not offered. */
+  readSharedMemory?(region: string, offset: number, byteSize: number): Uint8Array;
+}
+
+const bad = (msg: string) => Errors.badRequest(msg);
+
+function shapeOf(model: string, io: InferInputTensorMsg): number[] {
+  return io.shape.map((d) => {
+    const n = int64Value(d);
+    if (typeof n !== 'number' || n < 0) throw bad(`model '${model}', input '${io.name}': invalid dimension ${String(d)} in shape`);
+    return n;
+  });
+}
+
+interface ShmRef { region: string; offset: number; byteSize: number }
+
+/** shared_memory_region / _offset / _byte_size tensor parameters, if present. */
+export function sharedMemoryRef(where: string, params: Parameters | undefined): ShmRef | undefined {
+  const region = params?.shared_memory_region;
+  if (region === undefined) return undefined;
+  const size = params!.shared_memory_byte_size;
+  const offset = params!.shared_memory_offset ?? 0;
+  if (typeof region !== 'string' || region === '') throw bad(`${where}: 'shared_memory_region' must be a non-empty string`);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw bad(`${where}: 'shared_memory_byte_size' must be given as a non-negative integer with 'shared_memory_region'`);
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw bad(`${where}: 'shared_memory_offset' must be a non-negative integer`);
+  return { region, offset, byteSize: size };
+}
+
+function withoutReserved(params: Parameters | undefined): Parameters | undefined {
+  if (!params) return undefined;
+  let out: Parameters | undefined;
+  for (const k of Object.keys(params)) if (k === 'classification' || !isReservedParameter(k)) (out ??= {})[k] = params[k]!;
+  return out;
+}
+
+function decodeInputs(msg: ModelInferRequestMsg, opts: DecodeOptions): Tensor[] {
+  const model = msg.model_name;
+  const raw = msg.raw_input_contents ?? [];
+  let rawIndex = 0;
+  const inputs: Tensor[] = new Array(msg.inputs.length);
+  for (let i = 0; i < msg.inputs.length; i++) {
+    const io = msg.inputs[i]!;
+    if (!isDataType(io.datatype)) throw Errors.badDatatype(io.name, io.datatype);
+    const shape = shapeOf(model, io);
+    const where = `model '${model}', input '${io.name}'`;
+    const shm = io.parameters && sharedMemoryRef(where, parametersFromProto(io.parameters));
+    if (shm) {
+      if (hasContents(io.contents)) throw bad(`${where}: give the data either in shared memory or in contents, not both`);
+      if (!opts.readSharedMemory) throw Errors.unsupported(`${where}: system shared memory is not enabled on this endpoint`);
+      inputs[i] = tensorFromBytes(io.name, io.datatype, shape, opts.readSharedMemory(shm.region, shm.offset, shm.byteSize));
+    } else if (hasContents(io.contents)) {
+      if (raw.length > 0) throw bad(`contents field must not be specified when using raw_input_contents for '${io.name}' for model '${model}'`);
+      inputs[i] = tensorFromContents(io.name, io.datatype, shape, io.contents);
+    } else if (raw.length > 0) {
+      if (rawIndex >= raw.length) throw bad(`${where}: raw_input_contents has ${raw.length} entries, fewer than the inputs that need one`);
+      inputs[i] = tensorFromBytes(io.name, io.datatype, shape, raw[rawIndex++]!);
+    } else if (elementCount(shape) === 0) {
+      inputs[i] = tensorFromBytes(io.name, io.datatype, shape, new Uint8Array(0));
+    } else {
+      throw bad(`${where}: no data; give contents, raw_input_contents or shared-memory parameters`);
+    }
+  }
+  if (rawIndex !== raw.length) {
+    throw bad(`model '${model}': expected ${rawIndex} entries in raw_input_contents (one per input not in shared memory, in input order), got ${raw.length}`);
+  }
+  return inputs;
+}
+
+/**
+ * A ModelInferRequest as an InferenceRequest. Raw contents become tensor views over the received
+ * buffers (no per-element decode); reserved parameters become request fields; `triton_*`
+ * parameters stay with the front end.
+ */
+export function inferRequestFromProto(msg: ModelInferRequestMsg, opts: DecodeOptions = {}): DecodedInferRequest {
+  try {
+    return decode(msg, opts);
+  } catch (e) {
+    // Tensor-level errors name only the tensor; add the model so the message names the whole path.
+    if (Errors.tensorSize.is(e) || Errors.badDatatype.is(e)) throw (e as TributaryError).withContext(`model '${msg.model_name}'`);
+    throw e;
+  }
+}
+
+function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferRequest {
+  let params = parametersFromProto(msg.parameters);
+  let emptyFinalResponse = false;
+  let bigSeqId: bigint | undefined;
+  if (params) {
+    const rest: Parameters = {};
+    for (const k of Object.keys(params)) {
+      const v = params[k]!;
+      if (k === 'triton_enable_empty_final_response') {
+        if (typeof v !== 'boolean') throw bad(`request parameter '${k}' must be a boolean`);
+        emptyFinalResponse = v;
+      } else if (k === 'sequence_id' && typeof v === 'bigint') {
+        bigSeqId = v; // past 2^53: keep the exact uint64
+      } else if (!k.startsWith('triton_')) {
+        rest[k] = v;
+      }
+    }
+    params = rest;
+  }
+  const parsed = parseRequestParameters(params);
+  if (bigSeqId !== undefined) {
+    const seq = parsed.fields.sequence;
+    parsed.fields.sequence = { id: bigSeqId, start: seq?.start ?? false, end: seq?.end ?? false };
+  }
+
+  const inputs = decodeInputs(msg, opts);
+
+  let outputs: RequestedOutput[] | undefined;
+  let placements: Map<string, OutputPlacement> | undefined;
+  if (msg.outputs && msg.outputs.length > 0) {
+    outputs = msg.outputs.map((o) => {
+      const oparams = parametersFromProto(o.parameters);
+      const shm = sharedMemoryRef(`model '${msg.model_name}', output '${o.name}'`, oparams);
+      if (shm) (placements ??= new Map()).set(o.name, shm);
+      const kept = withoutReserved(oparams);
+      return kept ? { name: o.name, parameters: kept } : { name: o.name };
+    });
+  }
+
+  const request: InferenceRequest = { model: msg.model_name, inputs, ...parsed.fields };
+  if (msg.model_version) request.version = msg.model_version;
+  if (msg.id) request.id = msg.id;
+  if (outputs) request.outputs = outputs;
+  if (parsed.parameters && Object.keys(parsed.parameters).length > 0) request.parameters = parsed.parameters;
+  return placements ? { request, placements, emptyFinalResponse } : { request, emptyFinalResponse };
+}

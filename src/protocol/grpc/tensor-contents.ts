@@ -1,0 +1,63 @@
+import { Errors } from '../../errors.js';
+import { createTensor, type DataType, type Tensor, type TypedArray } from '../../tensor/index.js';
+import type { InferTensorContentsMsg } from './messages.js';
+
+type ContentsField = keyof InferTensorContentsMsg;
+
+/** Which InferTensorContents field carries each datatype (FP16 and BF16 have none). */
+export const CONTENTS_FIELD: Readonly<Record<DataType, ContentsField | undefined>> = {
+  BOOL: 'bool_contents',
+  INT8: 'int_contents', INT16: 'int_contents', INT32: 'int_contents', INT64: 'int64_contents',
+  UINT8: 'uint_contents', UINT16: 'uint_contents', UINT32: 'uint_contents', UINT64: 'uint64_contents',
+  FP32: 'fp32_contents', FP64: 'fp64_contents', BYTES: 'bytes_contents',
+  FP16: undefined, BF16: undefined,
+};
+
+const FIELDS = Object.keys({
+  bool_contents: 0, int_contents: 0, int64_contents: 0, uint_contents: 0, uint64_contents: 0,
+  fp32_contents: 0, fp64_contents: 0, bytes_contents: 0,
+} satisfies Record<ContentsField, 0>) as ContentsField[];
+
+/** True when any typed field holds elements. */
+export function hasContents(c: InferTensorContentsMsg | null | undefined): c is InferTensorContentsMsg {
+  if (!c) return false;
+  for (const f of FIELDS) if ((c[f]?.length ?? 0) > 0) return true;
+  return false;
+}
+
+/**
+ * A tensor from typed contents (the slow path: one conversion per element). Checks that the data
+ * sits in the field matching the datatype and that the element count matches the shape.
+ */
+export function tensorFromContents(name: string, datatype: DataType, shape: readonly number[], contents: InferTensorContentsMsg): Tensor {
+  const field = CONTENTS_FIELD[datatype];
+  if (!field) {
+    throw Errors.tensorSize(name, `${datatype} data must be sent in raw_input_contents: InferTensorContents has no field for ${datatype}`);
+  }
+  const values = contents[field] ?? [];
+  for (const f of FIELDS) {
+    if (f !== field && (contents[f]?.length ?? 0) > 0) {
+      throw Errors.tensorSize(name, `datatype ${datatype} expects its data in ${field}, but ${f} was given`);
+    }
+  }
+  switch (datatype) {
+    case 'BOOL': return createTensor(name, datatype, shape, Uint8Array.from(values as boolean[], (b) => (b ? 1 : 0)));
+    case 'INT64': return createTensor(name, datatype, shape, BigInt64Array.from(values as (string | number)[], (v) => BigInt(v)));
+    case 'UINT64': return createTensor(name, datatype, shape, BigUint64Array.from(values as (string | number)[], (v) => BigInt(v)));
+    case 'BYTES': return createTensor(name, datatype, shape, values as Uint8Array[]);
+    default: return createTensor(name, datatype, shape, values as number[]);
+  }
+}
+
+/** Typed contents for a tensor (clients and tests; the server answers with raw contents). */
+export function tensorToContents(t: Tensor): InferTensorContentsMsg {
+  const field = CONTENTS_FIELD[t.datatype];
+  if (!field) throw Errors.tensorSize(t.name, `${t.datatype} cannot be carried in InferTensorContents; use raw contents`);
+  if (t.datatype === 'BYTES') return { bytes_contents: [...(t.data as readonly Uint8Array[])] };
+  const d = t.data as TypedArray;
+  if (t.datatype === 'BOOL') return { bool_contents: Array.from(d as Uint8Array, (v) => v !== 0) };
+  if (d instanceof BigInt64Array || d instanceof BigUint64Array) {
+    return { [field]: Array.from(d as ArrayLike<bigint>, (v) => v.toString()) };
+  }
+  return { [field]: Array.from(d as ArrayLike<number>) };
+}

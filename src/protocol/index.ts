@@ -1,0 +1,14 @@
+/** Pure wire formats: v2 JSON, the binary tensor extension, generate mapping, status table. */
+export { STATUS_TABLE, httpStatusForKind, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
+export { tensorFromJson, tensorDataJson, halfToNumber, bf16ToNumber } from './json-tensor.js';
+export { parseRequestParameters, checkParamValue } from './request-parameters.js';
+export type { ParsedRequestParameters } from './request-parameters.js';
+export {
+  HEADER_LENGTH, parseHeaderLength, splitInferBody, BinaryCursor, binaryInput, rawBodyInput, frameBinary,
+  binaryOutputSize,
+} from './binary-tensor.js';
+export { decodeInferRequest, encodeInferResponse, encodeInferRequest, decodeInferResponse } from './v2-json.js';
+export type {
+  DecodeContext, DecodedInfer, ResponseEncoding, OutputPlacement, SharedMemoryAccess, DecodedResponse,
+} from './v2-json.js';
+export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';

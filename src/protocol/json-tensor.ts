@@ -1,0 +1,141 @@
+/**
+ * Tensor data <-> the `data` field of v2 JSON. Input data may be nested or flat (row-major);
+ * every element is checked against the datatype so a wrong value names its tensor and index
+ * instead of silently becoming NaN. INT64/UINT64 accept numbers, or decimal strings when a value
+ * is past 2^53. FP16/BF16 inputs must use the binary extension (JSON cannot carry them exactly);
+ * FP16/BF16 outputs are widened to numbers, which is exact.
+ */
+import { Errors } from '../errors.js';
+import {
+  STORAGE, elementCount, formatShape, type DataType, type Tensor, type TypedArray, type BytesData,
+} from '../tensor/index.js';
+
+const utf8 = new TextEncoder();
+const utf8d = new TextDecoder();
+
+const INT_RANGE: Partial<Record<DataType, [number, number]>> = {
+  INT8: [-128, 127], INT16: [-32768, 32767], INT32: [-2147483648, 2147483647],
+  UINT8: [0, 255], UINT16: [0, 65535], UINT32: [0, 4294967295],
+};
+
+function flatten(data: readonly unknown[]): readonly unknown[] {
+  let nested = false;
+  for (let i = 0; i < data.length; i++) if (Array.isArray(data[i])) { nested = true; break; }
+  if (!nested) return data;
+  return (data as unknown[]).flat(Infinity);
+}
+
+function bad(name: string, detail: string) {
+  return Errors.tensorSize(name, detail);
+}
+
+function toBigInt(name: string, v: unknown, i: number, unsigned: boolean): bigint {
+  let b: bigint;
+  if (typeof v === 'number' && Number.isInteger(v)) b = BigInt(v);
+  else if (typeof v === 'string' && /^-?\d+$/.test(v)) b = BigInt(v);
+  else throw bad(name, `element ${i} must be an integer (a number, or a decimal string past 2^53), got ${JSON.stringify(v)}`);
+  if (unsigned ? b < 0n || b > 0xffffffffffffffffn : b < -(2n ** 63n) || b >= 2n ** 63n) {
+    throw bad(name, `element ${i} value ${b} is out of range for ${unsigned ? 'UINT64' : 'INT64'}`);
+  }
+  return b;
+}
+
+/** Build a tensor from a JSON `data` value, checking count and every element. */
+export function tensorFromJson(name: string, datatype: DataType, shape: readonly number[], data: unknown): Tensor {
+  if (!Array.isArray(data)) throw bad(name, `'data' must be an array, got ${data === null ? 'null' : typeof data}`);
+  const flat = flatten(data);
+  const count = elementCount(shape);
+  if (flat.length !== count) {
+    throw bad(name, `shape ${formatShape(shape)} has ${count} elements but 'data' has ${flat.length}`);
+  }
+  if (datatype === 'BYTES') {
+    const out: Uint8Array[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const v = flat[i];
+      if (typeof v !== 'string') throw bad(name, `BYTES element ${i} must be a string, got ${JSON.stringify(v)}`);
+      out[i] = utf8.encode(v);
+    }
+    return { name, datatype, shape: [...shape], data: out };
+  }
+  if (datatype === 'FP16' || datatype === 'BF16') {
+    throw bad(name, `${datatype} data cannot be sent as JSON; use the binary tensor extension (input parameter binary_data_size)`);
+  }
+  const Ctor = STORAGE[datatype];
+  const arr = new Ctor(count) as TypedArray;
+  if (datatype === 'BOOL') {
+    const a = arr as Uint8Array;
+    for (let i = 0; i < count; i++) {
+      const v = flat[i];
+      if (typeof v !== 'boolean') throw bad(name, `BOOL element ${i} must be true or false, got ${JSON.stringify(v)}`);
+      a[i] = v ? 1 : 0;
+    }
+  } else if (datatype === 'INT64' || datatype === 'UINT64') {
+    const a = arr as BigInt64Array | BigUint64Array;
+    for (let i = 0; i < count; i++) a[i] = toBigInt(name, flat[i], i, datatype === 'UINT64');
+  } else if (datatype === 'FP32' || datatype === 'FP64') {
+    const a = arr as Float32Array | Float64Array;
+    for (let i = 0; i < count; i++) {
+      const v = flat[i];
+      if (typeof v !== 'number') throw bad(name, `${datatype} element ${i} must be a number, got ${JSON.stringify(v)}`);
+      a[i] = v;
+    }
+  } else {
+    const [lo, hi] = INT_RANGE[datatype]!;
+    const a = arr as Int32Array;
+    for (let i = 0; i < count; i++) {
+      const v = flat[i];
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw bad(name, `${datatype} element ${i} must be an integer, got ${JSON.stringify(v)}`);
+      if (v < lo || v > hi) throw bad(name, `element ${i} value ${v} is out of range for ${datatype} [${lo}, ${hi}]`);
+      a[i] = v;
+    }
+  }
+  return { name, datatype, shape: [...shape], data: arr };
+}
+
+/** IEEE half -> number (exact). */
+export function halfToNumber(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const f = h & 0x3ff;
+  if (e === 0) return s * f * 2 ** -24;
+  if (e === 31) return f ? NaN : s * Infinity;
+  return s * (1 + f / 1024) * 2 ** (e - 15);
+}
+
+/** bfloat16 -> number (exact: the top half of an FP32). */
+export function bf16ToNumber(h: number): number {
+  const f = new Float32Array(new Uint32Array([h << 16]).buffer);
+  return f[0]!;
+}
+
+const NON_FINITE = /-?Infinity|NaN/;
+
+/**
+ * The JSON text of a tensor's data, flat. Built with `join` rather than JSON.stringify of a copied
+ * array (the hot path for small tensors). Non-finite floats become null (JSON has no NaN).
+ * INT64/UINT64 print every digit (valid JSON; lossless for clients that parse big integers).
+ */
+export function tensorDataJson(t: Tensor): string {
+  if (t.datatype === 'BYTES') {
+    const d = t.data as BytesData;
+    let s = '[';
+    for (let i = 0; i < d.length; i++) s += (i ? ',' : '') + JSON.stringify(utf8d.decode(d[i]));
+    return s + ']';
+  }
+  if (t.datatype === 'BOOL') {
+    const d = t.data as Uint8Array;
+    let s = '[';
+    for (let i = 0; i < d.length; i++) s += (i ? ',' : '') + (d[i] ? 'true' : 'false');
+    return s + ']';
+  }
+  if (t.datatype === 'FP16' || t.datatype === 'BF16') {
+    const conv = t.datatype === 'FP16' ? halfToNumber : bf16ToNumber;
+    const nums = Array.from(t.data as Uint16Array, conv);
+    return '[' + nums.map((n) => (Number.isFinite(n) ? String(n) : 'null')).join(',') + ']';
+  }
+  const body = (t.data as TypedArray).join(',');
+  if ((t.datatype === 'FP32' || t.datatype === 'FP64') && NON_FINITE.test(body)) {
+    return '[' + body.replace(/-?Infinity|NaN/g, 'null') + ']';
+  }
+  return '[' + body + ']';
+}

@@ -1,0 +1,247 @@
+/**
+ * KServe v2 inference JSON <-> InferenceRequest / InferenceResponse, with the binary tensor
+ * extension and shared-memory parameters folded in. The gRPC front end produces the same
+ * InferenceRequest from protobuf. Server side: `decodeInferRequest`, `encodeInferResponse`.
+ * Client side (bench, tests, SDK): `encodeInferRequest`, `decodeInferResponse`.
+ */
+import { Errors } from '../errors.js';
+import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor } from '../tensor/index.js';
+import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../backend/index.js';
+import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
+import { tensorDataJson, tensorFromJson } from './json-tensor.js';
+import { checkParamValue, parseRequestParameters } from './request-parameters.js';
+
+const bad = (msg: string) => Errors.badRequest(msg);
+const utf8d = new TextDecoder();
+
+export interface SharedMemoryAccess {
+  read(region: string, offset: number, byteSize: number): Uint8Array;
+  write(region: string, offset: number, bytes: Uint8Array): void;
+}
+
+export interface DecodeContext {
+  model: string;
+  version?: string;
+  /** Bytes after the JSON header (binary tensor extension). */
+  binary?: Uint8Array;
+  /** System shared memory; undefined when the server runs without it. */
+  sharedMemory?: SharedMemoryAccess;
+}
+
+export interface OutputPlacement { region: string; offset: number; byteSize: number }
+
+/** How the response must be encoded: decided by the request, applied by `encodeInferResponse`. */
+export interface ResponseEncoding {
+  /** `binary_data_output` (default for every output). */
+  binaryDefault: boolean;
+  /** Per-output `binary_data` overrides. */
+  binary?: Record<string, boolean>;
+  /** Outputs to be written into shared memory instead of the body. */
+  sharedMemory?: Record<string, OutputPlacement>;
+}
+
+export interface DecodedInfer { request: InferenceRequest; encoding: ResponseEncoding }
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function readParams(where: string, v: unknown): Parameters | undefined {
+  if (v === undefined) return undefined;
+  if (!isObject(v)) throw bad(`${where} 'parameters' must be an object`);
+  const out: Parameters = {};
+  for (const k of Object.keys(v)) out[k] = checkParamValue(where, k, v[k]);
+  return out;
+}
+
+function readShape(name: string, v: unknown): number[] {
+  if (!Array.isArray(v)) throw Errors.tensorSize(name, `'shape' must be an array of non-negative integers`);
+  for (const d of v) {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+      throw Errors.tensorSize(name, `'shape' must be an array of non-negative integers, got ${JSON.stringify(v)}`);
+    }
+  }
+  return v as number[];
+}
+
+function uintParam(tensor: string, key: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw Errors.tensorSize(tensor, `parameter '${key}' must be a non-negative integer, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+function placement(tensor: string, p: Parameters | undefined): OutputPlacement | undefined {
+  const region = p?.shared_memory_region;
+  if (region === undefined) return undefined;
+  if (typeof region !== 'string') throw Errors.tensorSize(tensor, `parameter 'shared_memory_region' must be a string`);
+  const byteSize = p!.shared_memory_byte_size;
+  if (byteSize === undefined) throw Errors.tensorSize(tensor, `shared_memory_region '${region}' needs 'shared_memory_byte_size'`);
+  return {
+    region,
+    offset: p!.shared_memory_offset === undefined ? 0 : uintParam(tensor, 'shared_memory_offset', p!.shared_memory_offset),
+    byteSize: uintParam(tensor, 'shared_memory_byte_size', byteSize),
+  };
+}
+
+function noShm(tensor: string): never {
+  throw Errors.featureNotEnabled(`tensor '${tensor}': system shared memory`, 'start the server with --allow-shared-memory');
+}
+
+function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: BinaryCursor): Tensor {
+  if (!isObject(v)) throw bad(`input ${index} must be an object with name, datatype, shape and data`);
+  const name = v.name;
+  if (typeof name !== 'string' || name === '') throw bad(`input ${index} must have a non-empty string 'name'`);
+  const dt = v.datatype;
+  if (dt === undefined) throw Errors.tensorSize(name, `missing 'datatype'`);
+  if (!isDataType(dt)) throw Errors.badDatatype(name, String(dt));
+  if (v.shape === undefined) throw Errors.tensorSize(name, `missing 'shape'`);
+  const shape = readShape(name, v.shape);
+  const params = readParams(`input '${name}'`, v.parameters);
+  const shm = placement(name, params);
+  const binSize = params?.binary_data_size;
+  const sources = (v.data !== undefined ? 1 : 0) + (binSize !== undefined ? 1 : 0) + (shm ? 1 : 0);
+  if (sources === 0) throw Errors.tensorSize(name, `no data: give 'data', the 'binary_data_size' parameter, or shared-memory parameters`);
+  if (sources > 1) throw Errors.tensorSize(name, `give only one of 'data', 'binary_data_size' and shared-memory parameters`);
+  if (binSize !== undefined) {
+    return binaryInput(name, dt as DataType, shape, cursor.take(name, uintParam(name, 'binary_data_size', binSize)));
+  }
+  if (shm) {
+    if (!ctx.sharedMemory) noShm(name);
+    return binaryInput(name, dt as DataType, shape, ctx.sharedMemory.read(shm.region, shm.offset, shm.byteSize));
+  }
+  return tensorFromJson(name, dt as DataType, shape, v.data);
+}
+
+/** Decode a parsed v2 inference request JSON object (plus any binary section). */
+export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedInfer {
+  if (!isObject(json)) throw bad(`the inference request body must be a JSON object`);
+  if (!Array.isArray(json.inputs)) throw bad(`the inference request must have an 'inputs' array`);
+  if (json.id !== undefined && typeof json.id !== 'string') throw bad(`request 'id' must be a string`);
+  const cursor = new BinaryCursor(ctx.binary);
+  const inputs: Tensor[] = new Array(json.inputs.length);
+  const seen = new Set<string>();
+  for (let i = 0; i < json.inputs.length; i++) {
+    const t = decodeInput(json.inputs[i], i, ctx, cursor);
+    if (seen.has(t.name)) throw Errors.tensorSize(t.name, `input appears more than once in the request`);
+    seen.add(t.name);
+    inputs[i] = t;
+  }
+  cursor.finish();
+  const parsed = parseRequestParameters(readParams('request', json.parameters));
+  const encoding: ResponseEncoding = { binaryDefault: parsed.binaryDataOutput ?? false };
+  let outputs: RequestedOutput[] | undefined;
+  if (json.outputs !== undefined) {
+    if (!Array.isArray(json.outputs)) throw bad(`'outputs' must be an array`);
+    outputs = json.outputs.map((o: unknown, i: number) => {
+      if (!isObject(o) || typeof o.name !== 'string' || o.name === '') throw bad(`requested output ${i} must be an object with a string 'name'`);
+      const p = readParams(`output '${o.name}'`, o.parameters);
+      if (p?.binary_data !== undefined) {
+        if (typeof p.binary_data !== 'boolean') throw Errors.tensorSize(o.name, `parameter 'binary_data' must be a boolean`);
+        (encoding.binary ??= {})[o.name] = p.binary_data;
+      }
+      if (p?.classification !== undefined) uintParam(o.name, 'classification', p.classification);
+      const shm = placement(o.name, p);
+      if (shm) {
+        if (!ctx.sharedMemory) noShm(o.name);
+        (encoding.sharedMemory ??= {})[o.name] = shm;
+      }
+      return p ? { name: o.name, parameters: p } : { name: o.name };
+    });
+  }
+  const request: InferenceRequest = { model: ctx.model, inputs, ...parsed.fields };
+  if (ctx.version) request.version = ctx.version;
+  if (json.id !== undefined) request.id = json.id as string;
+  if (outputs) request.outputs = outputs;
+  if (parsed.parameters) request.parameters = parsed.parameters;
+  return { request, encoding };
+}
+
+function paramsJson(p: Parameters): string {
+  return JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+}
+
+/**
+ * Encode a response: JSON alone, or JSON header + binary outputs (`headerLength` set). Outputs
+ * placed in shared memory are written there through `sharedMemory` and carry no data.
+ */
+export function encodeInferResponse(
+  res: InferenceResponse,
+  enc: ResponseEncoding,
+  sharedMemory?: SharedMemoryAccess,
+): { body: string | Buffer; headerLength?: number } {
+  let s = `{"model_name":${JSON.stringify(res.model)},"model_version":${JSON.stringify(res.version)}`;
+  if (res.id !== undefined && res.id !== '') s += `,"id":${JSON.stringify(res.id)}`;
+  if (res.parameters && Object.keys(res.parameters).length) s += `,"parameters":${paramsJson(res.parameters)}`;
+  s += ',"outputs":[';
+  const binary: Tensor[] = [];
+  for (let i = 0; i < res.outputs.length; i++) {
+    const t = res.outputs[i]!;
+    s += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
+    const shm = enc.sharedMemory?.[t.name];
+    if (shm) {
+      const bytes = tensorBytesForShm(t);
+      if (bytes.byteLength > shm.byteSize) {
+        throw Errors.tensorSize(t.name, `output of ${bytes.byteLength} bytes does not fit shared_memory_byte_size ${shm.byteSize} of region '${shm.region}'`);
+      }
+      sharedMemory!.write(shm.region, shm.offset, bytes);
+      s += `,"parameters":{"shared_memory_region":${JSON.stringify(shm.region)},"shared_memory_byte_size":${bytes.byteLength}}}`;
+    } else if (enc.binary?.[t.name] ?? enc.binaryDefault) {
+      binary.push(t);
+      s += `,"parameters":{"binary_data_size":${frameSize(t)}}}`;
+    } else {
+      s += `,"data":${tensorDataJson(t)}}`;
+    }
+  }
+  s += ']}';
+  if (binary.length === 0) return { body: s };
+  return frameBinary(s, binary);
+}
+
+const frameSize = tensorByteSize;
+const tensorBytesForShm = tensorToBytes;
+
+/** Client side: encode a request (JSON, or binary inputs with `binary: true`). */
+export function encodeInferRequest(
+  req: { id?: string; inputs: readonly Tensor[]; outputs?: readonly RequestedOutput[]; parameters?: Parameters },
+  options: { binary?: boolean } = {},
+): { body: string | Buffer; headerLength?: number } {
+  const inputs = req.inputs.map((t) => (options.binary
+    ? `{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}],"parameters":{"binary_data_size":${frameSize(t)}}}`
+    : `{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}],"data":${tensorDataJson(t)}}`));
+  let s = '{';
+  if (req.id !== undefined) s += `"id":${JSON.stringify(req.id)},`;
+  if (req.parameters) s += `"parameters":${paramsJson(req.parameters)},`;
+  if (req.outputs) s += `"outputs":${JSON.stringify(req.outputs.map((o) => (o.parameters ? { name: o.name, parameters: o.parameters } : { name: o.name })))},`;
+  s += `"inputs":[${inputs.join(',')}]}`;
+  if (!options.binary) return { body: s };
+  return frameBinary(s, req.inputs);
+}
+
+export interface DecodedResponse {
+  model_name: string;
+  model_version: string;
+  id?: string;
+  parameters?: Parameters;
+  outputs: Tensor[];
+}
+
+/** Client side: decode a response body (JSON or binary framed). */
+export function decodeInferResponse(body: Uint8Array, headerLength?: number): DecodedResponse {
+  const { json, binary } = splitInferBody(body, headerLength);
+  const obj = JSON.parse(utf8d.decode(json)) as {
+    model_name: string; model_version: string; id?: string; parameters?: Parameters;
+    outputs: { name: string; datatype: DataType; shape: number[]; parameters?: Parameters; data?: unknown }[];
+  };
+  const cursor = new BinaryCursor(binary);
+  const outputs = (obj.outputs ?? []).map((o) => {
+    const size = o.parameters?.binary_data_size;
+    if (size !== undefined) return binaryInput(o.name, o.datatype, o.shape, cursor.take(o.name, Number(size)));
+    if (o.data === undefined) return { name: o.name, datatype: o.datatype, shape: o.shape, data: [] as Uint8Array[] };
+    return tensorFromJson(o.name, o.datatype, o.shape, o.data);
+  });
+  const out: DecodedResponse = { model_name: obj.model_name, model_version: obj.model_version, outputs };
+  if (obj.id !== undefined) out.id = obj.id;
+  if (obj.parameters !== undefined) out.parameters = obj.parameters;
+  return out;
+}

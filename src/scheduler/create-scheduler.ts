@@ -1,0 +1,48 @@
+import type { BackendInstance } from '../backend/index.js';
+import { isEnsemble, type ModelConfig } from '../config/index.js';
+import { Errors } from '../errors.js';
+import { batchPolicyOf } from './batch-policy.js';
+import { systemClock, type Clock } from './clock.js';
+import { DynamicBatcher } from './dynamic-batcher.js';
+import { resolveQueuePolicies } from './queue-policy.js';
+import type { Scheduler, SchedulerHooks } from './scheduler.js';
+import { SequenceBatcher } from './sequence-batcher.js';
+
+export interface CreateSchedulerOptions {
+  model: string;
+  version: string;
+  clock?: Clock;
+  hooks?: SchedulerHooks;
+  /**
+   * Bytes of each implicit-state `initial_state.data_file`, keyed by that file name, read by the
+   * caller from `<model dir>/initial_state/` (the scheduler does no I/O).
+   */
+  initialState?: Readonly<Record<string, Uint8Array>>;
+}
+
+/**
+ * The scheduler a config asks for: the sequence batcher, the dynamic batcher, or Triton's default
+ * scheduler (each request runs alone as soon as an instance is free). Ensembles are scheduled by
+ * their pipeline, not here.
+ */
+export function createScheduler(config: ModelConfig, instances: readonly BackendInstance[], options: CreateSchedulerOptions): Scheduler {
+  if (isEnsemble(config)) throw Errors.internal(`model '${options.model}' is an ensemble: its steps are scheduled by its pipeline`);
+  const clock = options.clock ?? systemClock;
+  const decoupled = config.model_transaction_policy?.decoupled ?? false;
+  if (config.sequence_batching) {
+    return new SequenceBatcher(config, instances, { model: options.model, clock, hooks: options.hooks, decoupled, initialState: options.initialState ?? {} });
+  }
+  const db = config.dynamic_batching;
+  const levels = Math.max(1, db?.priority_levels ?? 0);
+  const def = db?.default_priority_level ?? 0;
+  return new DynamicBatcher(instances, {
+    model: options.model,
+    clock,
+    hooks: options.hooks,
+    policy: batchPolicyOf(config, db),
+    queuePolicies: resolveQueuePolicies(db, levels),
+    defaultLevel: def >= 1 && def <= levels ? def : levels,
+    preserveOrdering: db?.preserve_ordering ?? false,
+    decoupled,
+  });
+}

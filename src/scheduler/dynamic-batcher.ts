@@ -1,0 +1,188 @@
+import type { BackendInstance } from '../backend/index.js';
+import type { ModelQueuePolicy } from '../config/index.js';
+import { Errors, TributaryError } from '../errors.js';
+import { BatchRequest, toItem, type Outlet } from './batch-request.js';
+import type { Clock, TimerHandle } from './clock.js';
+import { formBatch, type BatchPolicy } from './form-batch.js';
+import { InstancePool } from './instance-pool.js';
+import { OrderingGate } from './ordering-gate.js';
+import { PriorityQueue, type QueueEntry } from './priority-queue.js';
+import { queueTimeoutMs } from './queue-policy.js';
+import type { Scheduler, SchedulerHooks, WorkItem } from './scheduler.js';
+
+export interface DynamicBatcherOptions {
+  readonly model: string;
+  readonly clock: Clock;
+  readonly hooks?: SchedulerHooks | undefined;
+  readonly policy: BatchPolicy;
+  /** Queue policy per priority level, index 1..levels. */
+  readonly queuePolicies: readonly ModelQueuePolicy[];
+  /** Level for requests whose priority is 0 or out of range. */
+  readonly defaultLevel: number;
+  readonly preserveOrdering: boolean;
+  readonly decoupled: boolean;
+}
+
+class Entry implements QueueEntry {
+  prev: QueueEntry['prev'];
+  next: QueueEntry['next'];
+  list: QueueEntry['list'];
+  delayed = false;
+  /** When the request fails with a timeout (its deadline, or a REJECT policy timeout). */
+  rejectAt: number | undefined;
+  /** When a DELAY policy moves it behind the others of its level. */
+  delayAt: number | undefined;
+  timer: TimerHandle | undefined;
+  onAbort: (() => void) | undefined;
+  constructor(readonly item: WorkItem, readonly level: number) {}
+}
+
+/**
+ * Triton's dynamic batcher, and with `maxItems: 1` its default scheduler. Batches are formed only
+ * when an instance is free, so requests that arrive while every instance is busy batch together
+ * even with no queue delay. Queued requests time out and cancel on their own clock timer or abort
+ * event, at once, also while a batch is executing (unlike Triton, server issue #7512, where
+ * timeouts are applied only when the batcher next looks at the queue).
+ */
+export class DynamicBatcher implements Scheduler {
+  readonly #o: DynamicBatcherOptions;
+  readonly #queue: PriorityQueue;
+  readonly #pool: InstancePool;
+  readonly #outlet: Outlet;
+  readonly #gate: OrderingGate | undefined;
+  readonly #onFinish = (): void => {
+    this.#inflight--;
+  };
+  readonly #pumpNow = (): void => this.#pump();
+  #inflight = 0;
+  #pumpQueued = false;
+  #delayTimer: TimerHandle | undefined;
+  #stopped = false;
+
+  constructor(instances: readonly BackendInstance[], o: DynamicBatcherOptions) {
+    this.#o = o;
+    this.#queue = new PriorityQueue(o.queuePolicies);
+    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpNow });
+    this.#gate = o.preserveOrdering ? new OrderingGate(toItem) : undefined;
+    this.#outlet = this.#gate ?? toItem;
+  }
+
+  enqueue(item: WorkItem): void {
+    if (item.done) return;
+    if (this.#stopped) return item.fail(stoppedError(this.#o.model));
+    if (item.signal.aborted) return item.fail(abortReason(item.signal, this.#o.model));
+    const level = this.#queue.levelOf(item.priority, this.#o.defaultLevel);
+    if (!this.#queue.hasRoom(level)) return item.fail(Errors.queueFull(this.#o.model));
+    const e = new Entry(item, level);
+    const policy = this.#queue.policy(level);
+    const t = queueTimeoutMs(policy, item.request.timeoutUs);
+    if (t !== undefined) {
+      if (policy.timeout_action === 'DELAY') e.delayAt = item.enqueuedAt + t;
+      else e.rejectAt = item.enqueuedAt + t;
+    }
+    if (item.deadline !== undefined) e.rejectAt = Math.min(e.rejectAt ?? Infinity, item.deadline);
+    if (e.rejectAt !== undefined && e.rejectAt <= this.#o.clock.now()) return item.fail(Errors.timeout(this.#o.model));
+    this.#inflight++;
+    this.#queue.push(e);
+    this.#arm(e);
+    e.onAbort = () => this.#drop(e, abortReason(item.signal, this.#o.model));
+    item.signal.addEventListener('abort', e.onAbort, { once: true });
+    this.#o.hooks?.onQueueDepth?.(this.#queue.size);
+    // A microtask, not a timer: requests enqueued in the same tick (a pipeline fan-out, BLS
+    // Promise.all) batch together, and a lone request still dispatches before any I/O runs.
+    if (!this.#pumpQueued) {
+      this.#pumpQueued = true;
+      queueMicrotask(this.#pumpNow);
+    }
+  }
+
+  inflightCount(): number {
+    return this.#inflight;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#clearDelayTimer();
+    for (const e of [...this.#queue]) this.#drop(e as Entry, stoppedError(this.#o.model));
+    await this.#pool.drain();
+  }
+
+  #pump(): void {
+    this.#pumpQueued = false;
+    this.#clearDelayTimer();
+    while (this.#pool.freeCount > 0 && this.#queue.size > 0) {
+      const now = this.#o.clock.now();
+      const choice = formBatch(this.#queue as Iterable<Entry>, this.#o.policy, now);
+      if (!choice) break;
+      if (choice.until !== undefined) {
+        this.#delayTimer = this.#o.clock.setTimer(() => {
+          this.#delayTimer = undefined;
+          this.#pump();
+        }, choice.until - now);
+        break;
+      }
+      this.#dispatch(choice.run as Entry[], this.#pool.firstFree());
+    }
+  }
+
+  #dispatch(entries: readonly Entry[], index: number): void {
+    const batch: BatchRequest[] = [];
+    for (const e of entries) {
+      this.#leave(e);
+      if (e.item.done) {
+        this.#inflight--;
+        continue;
+      }
+      const r = new BatchRequest(e.item, e.item.request, this.#outlet, this.#onFinish);
+      this.#gate?.admit(r);
+      batch.push(r);
+    }
+    this.#o.hooks?.onQueueDepth?.(this.#queue.size);
+    if (batch.length) this.#pool.run(index, batch);
+  }
+
+  /** Take an entry out of the queue with its timer and abort listener. */
+  #leave(e: Entry): boolean {
+    if (!this.#queue.remove(e)) return false;
+    if (e.timer !== undefined) this.#o.clock.clearTimer(e.timer);
+    e.timer = undefined;
+    if (e.onAbort) e.item.signal.removeEventListener('abort', e.onAbort);
+    return true;
+  }
+
+  /** Fail a queued request (timeout, cancel, stop). */
+  #drop(e: Entry, error: TributaryError): void {
+    if (!this.#leave(e)) return;
+    this.#inflight--;
+    this.#o.hooks?.onQueueDepth?.(this.#queue.size);
+    e.item.fail(error);
+  }
+
+  #arm(e: Entry): void {
+    const at = Math.min(e.rejectAt ?? Infinity, e.delayed ? Infinity : (e.delayAt ?? Infinity));
+    if (at === Infinity) return;
+    e.timer = this.#o.clock.setTimer(() => this.#expire(e), at - this.#o.clock.now());
+  }
+
+  #expire(e: Entry): void {
+    e.timer = undefined;
+    const now = this.#o.clock.now();
+    if (e.rejectAt !== undefined && e.rejectAt <= now) return this.#drop(e, Errors.timeout(this.#o.model));
+    if (e.delayAt !== undefined && e.delayAt <= now && !e.delayed) this.#queue.delay(e);
+    this.#arm(e);
+  }
+
+  #clearDelayTimer(): void {
+    if (this.#delayTimer !== undefined) this.#o.clock.clearTimer(this.#delayTimer);
+    this.#delayTimer = undefined;
+  }
+}
+
+export function stoppedError(model: string): TributaryError {
+  return Errors.unavailable(`model '${model}' is unloading: request was not executed`);
+}
+
+/** The signal's reason when it is a catalog error (a deadline abort), else CANCELLED. */
+export function abortReason(signal: AbortSignal, model: string): TributaryError {
+  return signal.reason instanceof TributaryError ? signal.reason : Errors.cancelled(model);
+}

@@ -1,0 +1,93 @@
+import type { BackendInstance, ExecuteTimings } from '../backend/index.js';
+import { Errors, TributaryError } from '../errors.js';
+import type { BatchRequest } from './batch-request.js';
+import type { SchedulerHooks, WorkItem } from './scheduler.js';
+
+export interface InstancePoolOptions {
+  readonly model: string;
+  readonly decoupled: boolean;
+  readonly hooks: SchedulerHooks | undefined;
+  /** Called (synchronously) whenever an instance becomes free. */
+  readonly onFree: (index: number) => void;
+}
+
+/**
+ * Backend instances and which of them are free. Runs one batch per instance at a time and turns
+ * every way a batch can end (resolve, reject, synchronous throw, requests left unanswered) into
+ * finished requests and a free instance.
+ */
+export class InstancePool {
+  readonly #instances: readonly BackendInstance[];
+  readonly #busy: boolean[];
+  readonly #running = new Set<Promise<void>>();
+  readonly #o: InstancePoolOptions;
+  #freeCount: number;
+
+  constructor(instances: readonly BackendInstance[], o: InstancePoolOptions) {
+    if (instances.length === 0) throw Errors.internal(`model '${o.model}': a scheduler needs at least one backend instance`);
+    this.#instances = instances;
+    this.#busy = instances.map(() => false);
+    this.#freeCount = instances.length;
+    this.#o = o;
+  }
+
+  get size(): number {
+    return this.#instances.length;
+  }
+
+  get freeCount(): number {
+    return this.#freeCount;
+  }
+
+  isFree(index: number): boolean {
+    return !this.#busy[index];
+  }
+
+  /** The lowest free instance index, or -1. */
+  firstFree(): number {
+    if (this.#freeCount === 0) return -1;
+    return this.#busy.indexOf(false);
+  }
+
+  /** Execute `batch` on a free instance; `items[i]` is the work item behind `batch[i]`. */
+  run(index: number, batch: readonly BatchRequest[]): void {
+    if (this.#busy[index]) throw Errors.internal(`model '${this.#o.model}': instance ${index} is busy`);
+    this.#busy[index] = true;
+    this.#freeCount--;
+    const items: WorkItem[] = batch.map((b) => b.item);
+    this.#o.hooks?.onBatchStart?.(items, index);
+    let p: Promise<ExecuteTimings | void>;
+    try {
+      p = this.#instances[index]!.execute(batch);
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    const done = p.then(
+      (t) => this.#end(index, batch, items, t ?? undefined, undefined),
+      (e: unknown) => this.#end(index, batch, items, undefined, e),
+    );
+    this.#running.add(done);
+    void done.finally(() => this.#running.delete(done));
+  }
+
+  /** Resolves when every executing batch has ended. */
+  async drain(): Promise<void> {
+    while (this.#running.size) await Promise.allSettled([...this.#running]);
+  }
+
+  #end(index: number, batch: readonly BatchRequest[], items: readonly WorkItem[], timings: ExecuteTimings | undefined, error: unknown): void {
+    this.#o.hooks?.onBatchEnd?.(items, timings, index);
+    if (error !== undefined) {
+      const err = error instanceof TributaryError ? error : Errors.backendFailed(this.#o.model, `instance ${index}: ${error instanceof Error ? error.message : String(error)}`);
+      for (const b of batch) b.fail(err);
+    } else if (!this.#o.decoupled) {
+      // A non-decoupled instance must answer before its execute() resolves (backend contract).
+      for (const b of batch) {
+        if (!b.finished) b.fail(Errors.backendFailed(this.#o.model, `instance ${index} finished a batch without responding to request${b.request.id ? ` '${b.request.id}'` : ''}`));
+      }
+    }
+    this.#busy[index] = false;
+    this.#freeCount++;
+    this.#o.onFree(index);
+  }
+}

@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  BinaryCursor, binaryInput, frameBinary, parseHeaderLength, rawBodyInput, splitInferBody,
+} from '../../src/protocol/binary-tensor.js';
+import { createTensor, tensorStrings } from '../../src/tensor/index.js';
+
+test('binary inputs are views over the body, not copies', () => {
+  const f = new Float32Array([1, 2, 3, 4]);
+  const framed = frameBinary('{"a":1234567}', [createTensor('x', 'FP32', [4], f)]).body; // 13-byte header
+  const { json, binary } = splitInferBody(framed, 13);
+  assert.equal(Buffer.from(json).toString(), '{"a":1234567}');
+  const aligned = Buffer.alloc(16 + 3);
+  aligned.set(binary!, 0);
+  const view = aligned.subarray(0, 16);
+  const t = binaryInput('x', 'FP32', [4], view);
+  assert.deepEqual(Array.from(t.data as Float32Array), [1, 2, 3, 4]);
+  assert.equal((t.data as Float32Array).buffer, aligned.buffer, 'no copy for an aligned view');
+});
+
+test('header length validation', () => {
+  assert.equal(parseHeaderLength(undefined), undefined);
+  assert.equal(parseHeaderLength('12'), 12);
+  assert.throws(() => parseHeaderLength('-3'), /must be a non-negative integer, got '-3'/);
+  assert.throws(() => splitInferBody(new Uint8Array(4), 10), /Inference-Header-Content-Length 10 is longer than the 4-byte request body/);
+});
+
+test('the cursor checks sizes and unclaimed bytes', () => {
+  const c = new BinaryCursor(new Uint8Array(10));
+  assert.equal(c.take('a', 4).byteLength, 4);
+  assert.throws(() => c.take('b', 8), /tensor 'b': binary_data_size 8 exceeds the 6 bytes/);
+  assert.throws(() => c.finish(), /6 bytes of binary data after the JSON header are not claimed/);
+  assert.throws(() => new BinaryCursor(undefined).take('z', 4), /request has no binary section/);
+});
+
+test('binary size must match datatype and shape', () => {
+  assert.throws(() => binaryInput('x', 'FP32', [2, 2], new Uint8Array(12)),
+    /tensor 'x': binary_data_size 12 does not match FP32 \[2,2\]: expected 16 bytes/);
+  const bytes = frameBinary('', [createTensor('s', 'BYTES', [2], ['ab', 'c'])]).body;
+  assert.deepEqual(tensorStrings(binaryInput('s', 'BYTES', [2], bytes)), ['ab', 'c']);
+  assert.throws(() => binaryInput('s', 'BYTES', [3], bytes), /BYTES data ends before element 2/);
+});
+
+test('raw body: batch dim 1, one variable dim solved', () => {
+  const body = new Uint8Array(new Float32Array([1, 2, 3, 4, 5, 6]).buffer);
+  const t = rawBodyInput(body, 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1, -1] }], 8);
+  assert.deepEqual(t.shape, [1, 6]);
+  const fixed = rawBodyInput(body, 'm', [{ name: 'IN', datatype: 'FP32', shape: [2, 3] }], 0);
+  assert.deepEqual(fixed.shape, [2, 3]);
+  assert.throws(() => rawBodyInput(body, 'm', [{ name: 'A', datatype: 'FP32', shape: [6] }, { name: 'B', datatype: 'FP32', shape: [6] }], 0),
+    /exactly one input, this one has 2/);
+  assert.throws(() => rawBodyInput(body, 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1, -1] }], 0), /at most one variable dimension/);
+  assert.throws(() => rawBodyInput(body.subarray(0, 6), 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1] }], 0), /not a whole number of FP32 rows/);
+  const s = rawBodyInput(Buffer.from('hello'), 'm', [{ name: 'S', datatype: 'BYTES', shape: [1] }], 0);
+  assert.deepEqual(tensorStrings(s), ['hello']);
+});
