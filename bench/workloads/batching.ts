@@ -101,8 +101,10 @@ export async function run(): Promise<object> {
     const out = decodeInferResponse(check.body, Number(check.headers['inference-header-content-length'])).outputs[0]!;
     if (Array.from(out.data as Float32Array).join() !== Array.from(refOut.data as Float32Array).join()) throw new Error('mlp_db and mlp_nodb disagree');
 
-    for (const m of ['mlp_nodb', 'mlp_db']) {
-      for (const c of CONCURRENCY) {
+    // Warm both models up, then alternate them per concurrency so drift hits both alike.
+    for (const m of ['mlp_nodb', 'mlp_db']) await runConcurrency({ concurrency: 16, windowMs: 200, warmupMs: 200, maxTrials: 1, send: () => client.post(`/v2/models/${m}/infer`, body, headers) });
+    for (const c of CONCURRENCY) {
+      for (const m of ['mlp_nodb', 'mlp_db']) {
         const before = await modelCounts(client, m);
         const r: LoadResult & { avgBatch?: number } = await runConcurrency({ concurrency: c, ...k, serverCpuSeconds: cpu, send: () => client.post(`/v2/models/${m}/infer`, body, headers) });
         const after = await modelCounts(client, m);

@@ -16,11 +16,19 @@ export function parseFlags(command: string, argv: readonly string[], options: Fl
   }
 }
 
-export function intFlag(name: string, v: unknown, fallback: number, min = 0): number {
+export function intFlag(name: string, v: unknown, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw Errors.invalidArg(`--${name} expects an integer >= ${min}, got '${String(v)}'`);
+  if (String(v).trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw Errors.invalidArg(`--${name} expects an integer ${range}, got '${String(v)}'`);
+  }
   return n;
+}
+
+/** A TCP port flag: 0 asks the OS for any free port. */
+export function portFlag(name: string, v: unknown, fallback: number): number {
+  return intFlag(name, v, fallback, 0, 65535);
 }
 
 export function boolFlag(name: string, v: unknown, fallback: boolean): boolean {

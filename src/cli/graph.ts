@@ -1,8 +1,9 @@
 import { BackendRegistry } from '../backend/index.js';
-import { isEnsemble, positionOf, formatProblems, type ModelConfig } from '../config/index.js';
+import { isEnsemble, positionOf, formatProblems } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { compilePipeline, renderDot, renderMermaid } from '../pipeline/index.js';
-import { findModels, readModelConfig } from '../repository/index.js';
+import { readRepositoryConfigs } from '../repository/index.js';
+import { defaultBackends } from '../server/default-backends.js';
 import { parseFlags, listFlag } from './flags.js';
 
 export const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>] [--format=mermaid|dot]
@@ -17,27 +18,22 @@ export async function graph(argv: readonly string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help || positionals.length !== 1) {
-    process.stdout.write(GRAPH_HELP);
+    (values.help ? process.stdout : process.stderr).write(GRAPH_HELP);
     return values.help ? 0 : 2;
   }
   const format = String(values.format ?? 'mermaid');
   if (format !== 'mermaid' && format !== 'dot') throw Errors.invalidArg(`--format must be mermaid or dot, got '${format}'`);
   const repos = listFlag(values['model-repository']);
-  const found = await findModels(repos.length ? repos : ['pipelines']);
   const name = positionals[0]!;
-  const dir = found.get(name);
-  if (!dir) throw Errors.modelNotFound(name);
-  const parsed = await readModelConfig(dir);
+  const registry = new BackendRegistry();
+  for (const b of defaultBackends()) registry.register(b);
+  // Step configs are read as a load would read them (auto-completed from model files), so a
+  // pipeline over config-less ONNX steps draws; only the pipeline's own problems are fatal here.
+  const { configs, parsed: parsedByName } = await readRepositoryConfigs(repos.length ? repos : ['pipelines'], registry);
+  const parsed = parsedByName.get(name);
+  if (!parsed) throw Errors.notFound(`model '${name}' is not in the repository, or its config cannot be read (see 'tributary validate')`);
   if (!isEnsemble(parsed.config)) throw Errors.invalidArg(`model '${name}' is not a pipeline (no ensemble_scheduling / steps)`);
-  const configs = new Map<string, ModelConfig>();
-  for (const [m, d] of found) {
-    if (m === name) continue;
-    const p = await readModelConfig(d).catch(() => undefined);
-    if (p) configs.set(m, p.config);
-  }
-  void BackendRegistry;
-  // Step configs are read as written (no auto-complete): graph only needs names and bindings.
-  const compiled = compilePipeline(parsed.config, (m) => configs.get(m), (path) => positionOf(parsed, path));
+  const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path) => positionOf(parsed, path));
   if (!compiled.plan) {
     process.stderr.write(formatProblems(compiled.problems.map((p) => ({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity }))) + '\n');
     return 1;

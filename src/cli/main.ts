@@ -1,4 +1,4 @@
-import { toTributaryError } from '../errors.js';
+import { Errors, toTributaryError } from '../errors.js';
 import { graph } from './graph.js';
 import { newModel } from './new-model.js';
 import { serve } from './serve.js';
@@ -21,7 +21,8 @@ const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
 export async function main(argv: readonly string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-    process.stdout.write(HELP);
+    // Asked-for help goes to stdout; help shown because the command was missing is a usage error.
+    (cmd ? process.stdout : process.stderr).write(HELP);
     return cmd ? 0 : 2;
   }
   // tritonserver habit: `tributary --model-repository=...` means serve.
@@ -35,6 +36,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (e) {
     const err = toTributaryError(e);
     process.stderr.write(`error: ${err.message}\n`);
-    return err.kind === 'INVALID_ARG' ? 2 : 1;
+    // Exit 2 = the command line is wrong (bad flag or value, missing repository directory).
+    return err.kind === 'INVALID_ARG' || Errors.repositoryNotFound.is(err) ? 2 : 1;
   }
 }

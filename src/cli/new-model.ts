@@ -16,7 +16,7 @@ export async function newModel(argv: readonly string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help || positionals.length !== 1) {
-    process.stdout.write(NEW_MODEL_HELP);
+    (values.help ? process.stdout : process.stderr).write(NEW_MODEL_HELP);
     return values.help ? 0 : 2;
   }
   const backend = String(values.backend ?? 'typescript');

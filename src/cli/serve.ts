@@ -5,7 +5,7 @@ import { startHttpServer } from '../frontend/http/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
 import { startMetricsServer } from '../metrics/index.js';
 import { createServer } from '../server/index.js';
-import { boolFlag, intFlag, listFlag, parseFlags, type FlagSpec } from './flags.js';
+import { boolFlag, intFlag, listFlag, parseFlags, portFlag, type FlagSpec } from './flags.js';
 import { Errors } from '../errors.js';
 
 export const SERVE_FLAGS: FlagSpec = {
@@ -96,51 +96,69 @@ export async function serve(argv: readonly string[]): Promise<number> {
     if (i <= 0) throw Errors.invalidArg(`--metrics-config expects key=value, got '${kv}'`);
     metricsConfig[kv.slice(0, i)] = kv.slice(i + 1);
   }
-  const httpPort = intFlag('http-port', f['http-port'], 8000);
-  const grpcPort = intFlag('grpc-port', f['grpc-port'], 8001);
-  const metricsPort = intFlag('metrics-port', f['metrics-port'], 8002);
+  // Every flag is checked before any model loads, so a typo fails fast with exit 2.
+  const httpPort = portFlag('http-port', f['http-port'], 8000);
+  const grpcPort = portFlag('grpc-port', f['grpc-port'], 8001);
+  const metricsPort = portFlag('metrics-port', f['metrics-port'], 8002);
   const shmEnabled = boolFlag('enable-system-shared-memory', f['enable-system-shared-memory'], false);
+  const allowHttp = boolFlag('allow-http', f['allow-http'], true);
+  const allowGrpc = boolFlag('allow-grpc', f['allow-grpc'], true);
+  const allowMetrics = boolFlag('allow-metrics', f['allow-metrics'], true);
+  const exitOnError = boolFlag('exit-on-error', f['exit-on-error'], false);
+  const bodyLimit = intFlag('http-body-limit', f['http-body-limit'], 2147483647, 1);
+  const grpcMaxBytes = intFlag('grpc-max-message-bytes', f['grpc-max-message-bytes'], 2147483647, 1);
+  const pollSecs = intFlag('repository-poll-secs', f['repository-poll-secs'], 15);
+  const strict = boolFlag('strict-model-config', f['strict-model-config'], false);
+  boolFlag('strict-readiness', f['strict-readiness'], true); // accepted for tritonserver compatibility; readiness is always strict
   const log = createLogger('serve');
 
   const server = await createServer({
     modelRepository: repos,
     modelControlMode: mode as 'none' | 'explicit' | 'poll',
     loadModels: listFlag(f['load-model']),
-    repositoryPollSecs: intFlag('repository-poll-secs', f['repository-poll-secs'], 15),
-    strictModelConfig: boolFlag('strict-model-config', f['strict-model-config'], false),
+    repositoryPollSecs: pollSecs,
+    strictModelConfig: strict,
     extensions: shmEnabled ? ['system_shared_memory'] : [],
   });
   const index = await server.repositoryIndex();
   for (const m of index) log.info(`model '${m.name}'${m.version ? ` version ${m.version}` : ''}: ${m.state}${m.reason ? ` (${m.reason})` : ''}`);
-  if (boolFlag('exit-on-error', f['exit-on-error'], false) && index.some((m) => m.state !== 'READY' && m.reason !== 'unloaded')) {
+  if (exitOnError && index.some((m) => m.state !== 'READY' && m.reason !== 'unloaded')) {
     await server.close();
     log.error('a model failed to load and --exit-on-error=true');
     return 1;
   }
   const sharedMemory = shmEnabled ? createSharedMemoryRegistry() : undefined;
   const closers: (() => Promise<void>)[] = [];
-  if (boolFlag('allow-http', f['allow-http'], true)) {
-    const h = await startHttpServer(server, {
-      port: httpPort, host: String(f['http-address'] ?? '0.0.0.0'),
-      bodyLimit: intFlag('http-body-limit', f['http-body-limit'], 2147483647, 1),
-      ...(sharedMemory ? { sharedMemory } : {}),
-    });
-    closers.push(h.close);
-    log.info(`HTTP (KServe v2) listening on ${String(f['http-address'] ?? '0.0.0.0')}:${h.port}`);
-  }
-  if (boolFlag('allow-grpc', f['allow-grpc'], true)) {
-    const g = await startGrpcServer(server, {
-      port: grpcPort, host: String(f['grpc-address'] ?? '0.0.0.0'),
-      maxMessageBytes: intFlag('grpc-max-message-bytes', f['grpc-max-message-bytes'], 2147483647, 1),
-      ...(sharedMemory ? { sharedMemory } : {}),
-    });
-    closers.push(g.close);
-    log.info(`gRPC (inference.GRPCInferenceService) listening on ${String(f['grpc-address'] ?? '0.0.0.0')}:${g.port}`);
-  }
-  if (boolFlag('allow-metrics', f['allow-metrics'], true)) {
-    const m = await startMetricsServer(server, { port: metricsPort, host: String(f['metrics-address'] ?? '0.0.0.0'), config: metricsConfig });
-    closers.push(m.close);
-    log.info(`metrics listening on ${String(f['metrics-address'] ?? '0.0.0.0')}:${m.port}/metrics`);
+  const shutdown = async () => {
+    for (const c of closers) await c().catch(() => undefined);
+    await server.close();
+  };
+  try {
+    if (allowHttp) {
+      const h = await startHttpServer(server, {
+        port: httpPort, host: String(f['http-address'] ?? '0.0.0.0'), bodyLimit,
+        ...(sharedMemory ? { sharedMemory } : {}),
+      });
+      closers.push(h.close);
+      log.info(`HTTP (KServe v2) listening on ${String(f['http-address'] ?? '0.0.0.0')}:${h.port}`);
+    }
+    if (allowGrpc) {
+      const g = await startGrpcServer(server, {
+        port: grpcPort, host: String(f['grpc-address'] ?? '0.0.0.0'), maxMessageBytes: grpcMaxBytes,
+        ...(sharedMemory ? { sharedMemory } : {}),
+      });
+      closers.push(g.close);
+      log.info(`gRPC (inference.GRPCInferenceService) listening on ${String(f['grpc-address'] ?? '0.0.0.0')}:${g.port}`);
+    }
+    if (allowMetrics) {
+      const m = await startMetricsServer(server, { port: metricsPort, host: String(f['metrics-address'] ?? '0.0.0.0'), config: metricsConfig });
+      closers.push(m.close);
+      log.info(`metrics listening on ${String(f['metrics-address'] ?? '0.0.0.0')}:${m.port}/metrics`);
+    }
+  } catch (e) {
+    // A front end that cannot start (port in use) must not leave the others holding the process.
+    await shutdown();
+    throw e;
   }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -148,7 +166,6 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   log.info('stopping');
-  for (const c of closers) await c().catch(() => undefined);
-  await server.close();
+  await shutdown();
   return 0;
 }

@@ -5,5 +5,6 @@ export { readModelConfig } from './read-model-config.js';
 export { selectVersions } from './version-policy.js';
 export { loadModelVersion } from './model-loader.js';
 export type { LoadEnv } from './model-loader.js';
-export { validateRepository } from './validate-repository.js';
+export { readRepositoryConfigs, validateRepository } from './validate-repository.js';
+export type { RepositoryConfigs, RepositoryReport } from './validate-repository.js';
 export type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';

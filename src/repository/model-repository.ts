@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import type { ModelConfig } from '../config/index.js';
@@ -22,6 +22,8 @@ interface ModelEntry {
   fingerprint?: string;
   /** Composing models, for ensembles. */
   steps: string[];
+  /** Temporary directory holding files sent with the load request; removed when replaced or unloaded. */
+  scratch?: string;
   loading?: Promise<void>;
 }
 
@@ -120,15 +122,36 @@ export class ModelRepository {
   async #doLoad(entry: ModelEntry, options: LoadOptions, chain: string[]): Promise<void> {
     const name = entry.name;
     let dir = entry.dir;
+    let scratch: string | undefined;
     if (options.files && Object.keys(options.files).length) {
       if (options.config === undefined) throw Errors.invalidArg(`failed to load '${name}': 'file:' parameters need a 'config' parameter too`);
-      dir = await this.#materialize(name, options.files);
+      scratch = await mkdtemp(join(tmpdir(), 'tributary-load-'));
+      try {
+        dir = await this.#materialize(scratch, name, options.files);
+        await this.#loadFrom(entry, dir, options, chain);
+      } catch (e) {
+        await rm(scratch, { recursive: true, force: true });
+        throw e;
+      }
+      const previous = entry.scratch;
+      entry.scratch = scratch;
+      if (previous) await rm(previous, { recursive: true, force: true });
+      return;
     } else if (!dir) {
       const found = await findModels(this.#o.paths);
       dir = found.get(name);
       if (!dir) throw Errors.modelNotFound(name);
       entry.dir = dir;
     }
+    await this.#loadFrom(entry, dir, options, chain);
+    if (entry.scratch) {
+      await rm(entry.scratch, { recursive: true, force: true });
+      delete entry.scratch;
+    }
+  }
+
+  async #loadFrom(entry: ModelEntry, dir: string, options: LoadOptions, chain: string[]): Promise<void> {
+    const name = entry.name;
     const parsed = await readModelConfig(dir, options.config);
     parsed.config.name = name;
     const config = parsed.config;
@@ -187,8 +210,7 @@ export class ModelRepository {
     await model.unload();
   }
 
-  async #materialize(name: string, files: Record<string, Uint8Array>): Promise<string> {
-    const root = await mkdtemp(join(tmpdir(), 'tributary-load-'));
+  async #materialize(root: string, name: string, files: Record<string, Uint8Array>): Promise<string> {
     const dir = join(root, name);
     await mkdir(dir, { recursive: true });
     for (const [rel, bytes] of Object.entries(files)) {
@@ -215,6 +237,10 @@ export class ModelRepository {
       e.reason = 'unloaded';
       delete e.model;
     }
+    if (entry.scratch) {
+      await rm(entry.scratch, { recursive: true, force: true });
+      delete entry.scratch;
+    }
     if (options.unloadDependents) {
       const stillUsed = new Set<string>();
       for (const other of this.#models.values()) if (other !== entry && this.#isLoaded(other.name)) for (const s of other.steps) stillUsed.add(s);
@@ -230,7 +256,8 @@ export class ModelRepository {
       const found = await findModels(this.#o.paths).catch(() => new Map<string, string>());
       for (const [name, entry] of this.#models) {
         if (!found.has(name) && this.#isLoaded(name)) await this.unload(name).catch(() => undefined);
-        else if (!found.has(name)) entry.dir = undefined;
+        // Gone from disk and not serving: forget it, so an old failure no longer holds readiness back.
+        else if (!found.has(name) && !entry.loading) this.#models.delete(name);
       }
       for (const [name, dir] of found) {
         const entry = this.#entry(name);
@@ -310,6 +337,7 @@ export class ModelRepository {
     const all: Promise<void>[] = [];
     for (const entry of this.#models.values()) for (const e of entry.versions.values()) if (e.model) all.push(e.model.unload());
     await Promise.allSettled(all);
+    await Promise.allSettled([...this.#models.values()].filter((e) => e.scratch).map((e) => rm(e.scratch!, { recursive: true, force: true })));
   }
 
   #isLoaded(name: string): boolean {

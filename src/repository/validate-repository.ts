@@ -18,6 +18,29 @@ export interface RepositoryReport {
  * problem with file:line:col; never stops at the first.
  */
 export async function validateRepository(paths: readonly string[], registry: BackendRegistry, options: { strict?: boolean } = {}): Promise<RepositoryReport> {
+  const { models, problems, configs, parsed: parsedByName } = await readRepositoryConfigs(paths, registry, options);
+  for (const [name, config] of configs) {
+    if (!isEnsemble(config)) continue;
+    const parsed = parsedByName.get(name)!;
+    const compiled = compilePipeline(config, (m) => configs.get(m), (path) => positionOf(parsed, path));
+    for (const p of compiled.problems) {
+      problems.push({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity });
+    }
+  }
+  return { models, problems };
+}
+
+export interface RepositoryConfigs extends RepositoryReport {
+  /** Every model's config as loading would see it (auto-completed from model files unless strict). */
+  configs: Map<string, ModelConfig>;
+  parsed: Map<string, ParsedConfig>;
+}
+
+/**
+ * Read every model's config the way a load would (auto-complete included), without loading
+ * anything; `tributary graph` uses it too, so a pipeline over config-less steps compiles.
+ */
+export async function readRepositoryConfigs(paths: readonly string[], registry: BackendRegistry, options: { strict?: boolean } = {}): Promise<RepositoryConfigs> {
   const problems: ConfigProblem[] = [];
   const found = await findModels(paths);
   const parsedByName = new Map<string, ParsedConfig>();
@@ -55,15 +78,7 @@ export async function validateRepository(paths: readonly string[], registry: Bac
     problems.push(...validateConfig({ ...parsed, config }));
     configs.set(name, config);
   }
-  for (const [name, config] of configs) {
-    if (!isEnsemble(config)) continue;
-    const parsed = parsedByName.get(name)!;
-    const compiled = compilePipeline(config, (m) => configs.get(m), (path) => positionOf(parsed, path));
-    for (const p of compiled.problems) {
-      problems.push({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity });
-    }
-  }
-  return { models: found.size, problems };
+  return { models: found.size, problems, configs, parsed: parsedByName };
 }
 
 async function guess(versionDir: string): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import type { BackendInstance } from '../backend/index.js';
 import type { ModelQueuePolicy } from '../config/index.js';
-import { Errors, TributaryError } from '../errors.js';
+import { Errors, type TributaryError } from '../errors.js';
+import { abortReason, stoppedError } from './queue-errors.js';
 import { BatchRequest, toItem, type Outlet } from './batch-request.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { formBatch, type BatchPolicy } from './form-batch.js';
@@ -176,13 +177,4 @@ export class DynamicBatcher implements Scheduler {
     if (this.#delayTimer !== undefined) this.#o.clock.clearTimer(this.#delayTimer);
     this.#delayTimer = undefined;
   }
-}
-
-export function stoppedError(model: string): TributaryError {
-  return Errors.unavailable(`model '${model}' is unloading: request was not executed`);
-}
-
-/** The signal's reason when it is a catalog error (a deadline abort), else CANCELLED. */
-export function abortReason(signal: AbortSignal, model: string): TributaryError {
-  return signal.reason instanceof TributaryError ? signal.reason : Errors.cancelled(model);
 }

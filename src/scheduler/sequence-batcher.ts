@@ -10,7 +10,7 @@ import { formatShape, type Tensor } from '../tensor/index.js';
 import { batchPolicyOf } from './batch-policy.js';
 import { toItem, type BatchRequest, type Outlet, type ResponseBody } from './batch-request.js';
 import type { Clock, TimerHandle } from './clock.js';
-import { abortReason, stoppedError } from './dynamic-batcher.js';
+import { abortReason, stoppedError } from './queue-errors.js';
 import { formBatch, type BatchChoice, type BatchPolicy } from './form-batch.js';
 import { InstancePool } from './instance-pool.js';
 import { OrderingGate } from './ordering-gate.js';

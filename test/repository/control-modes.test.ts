@@ -4,7 +4,9 @@
  * model files sent with the request.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { TributaryError } from '../../src/errors.js';
 import { createServer, inferOnce, type Server, type ServerOptions } from '../../src/server/index.js';
@@ -72,6 +74,9 @@ function makeRepo(): TempRepo {
   for (const v of [1, 2]) repo.file(`addk/${v}/model.onnx`, addConstModel(v));
   return repo;
 }
+
+/** Directories the repository writes load-request files to. */
+const scratchDirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith('tributary-load-')).map((d) => join(tmpdir(), d));
 
 async function withServer(opts: Omit<ServerOptions, 'modelRepository'>, body: (s: Server, repo: TempRepo) => Promise<void>): Promise<void> {
   const repo = makeRepo();
@@ -239,15 +244,24 @@ test('explicit: load a model that exists only in the request (config + files), t
       input: [{ name: 'INPUT0', data_type: 'TYPE_INT32', dims: [16] }, { name: 'INPUT1', data_type: 'TYPE_INT32', dims: [16] }],
       output: [{ name: 'OUTPUT0', data_type: 'TYPE_INT32', dims: [16] }, { name: 'OUTPUT1', data_type: 'TYPE_INT32', dims: [16] }],
     };
+    const scratchBefore = new Set(scratchDirs());
     await server.loadModel('uploaded', { config: JSON.stringify(config), files: { '1/model.onnx': new Uint8Array(onnx) } });
+    const scratch = scratchDirs().filter((d) => !scratchBefore.has(d));
+    assert.equal(scratch.length, 1, 'the sent files are written to one scratch directory');
     const res = await inferOnce(server, {
       model: 'uploaded',
       inputs: [createTensor('INPUT0', 'INT32', [1, 16], ints((i) => i)), createTensor('INPUT1', 'INT32', [1, 16], ints((i) => i * i))],
     });
     assert.deepEqual([...(res.outputs.find((t) => t.name === 'OUTPUT1')!.data as Int32Array)], [...ints((i) => i - i * i)]);
     assert.equal((await server.repositoryIndex()).find((m) => m.name === 'uploaded')?.state, 'READY');
+    // Reloading with new files replaces the scratch directory; unloading removes it.
+    await server.loadModel('uploaded', { config: JSON.stringify(config), files: { '1/model.onnx': new Uint8Array(onnx) } });
+    assert.equal(existsSync(scratch[0]!), false, 'the replaced scratch directory is removed');
+    const again = scratchDirs().filter((d) => !scratchBefore.has(d));
+    assert.equal(again.length, 1);
     await server.unloadModel('uploaded');
     assert.equal(server.modelReady('uploaded'), false);
+    assert.equal(existsSync(again[0]!), false, 'unload removes the scratch directory');
 
     const noConfig = await expectError(server.loadModel('up2', { files: { '1/model.onnx': new Uint8Array(onnx) } }));
     assert.equal(noConfig.kind, 'INVALID_ARG');

@@ -94,6 +94,41 @@ test('poll(): a changed config, an added version, a new model and a removed mode
   }
 });
 
+test('poll(): removing a model that failed to load clears it, and the server is ready again', async () => {
+  const repo = makeRepo();
+  repo.file('broken/config.pbtxt', ADD_CONST_CONFIG('broken', 'bogus_field: 1'));
+  repo.file('broken/1/model.onnx', addConstModel(5));
+  const server = await createServer({ modelRepository: repo.dir, modelControlMode: 'poll', repositoryPollSecs: 0 });
+  try {
+    assert.equal(server.isReady(), false);
+    assert.match((await server.repositoryIndex()).find((m) => m.name === 'broken')!.reason, /bogus_field/);
+    // Fixing the config on disk loads it at the next poll.
+    repo.file('broken/config.pbtxt', ADD_CONST_CONFIG('broken'));
+    await server.poll();
+    assert.equal(server.modelReady('broken'), true);
+    assert.equal(server.isReady(), true);
+    // Break it and remove it: it leaves the index and readiness.
+    repo.file('broken/config.pbtxt', ADD_CONST_CONFIG('broken', 'bogus_field: 1'));
+    await server.poll();
+    assert.equal(server.modelReady('broken'), true, 'a broken reload keeps the loaded model');
+    rmSync(join(repo.dir, 'broken'), { recursive: true });
+    await server.poll();
+    assert.equal(server.modelReady('broken'), false);
+    assert.equal(server.isReady(), true);
+    repo.file('gone/config.pbtxt', ADD_CONST_CONFIG('gone', 'bogus_field: 1'));
+    repo.file('gone/1/model.onnx', addConstModel(5));
+    await server.poll();
+    assert.equal(server.isReady(), false);
+    rmSync(join(repo.dir, 'gone'), { recursive: true });
+    await server.poll();
+    assert.equal((await server.repositoryIndex()).some((m) => m.name === 'gone'), false);
+    assert.equal(server.isReady(), true);
+  } finally {
+    await server.close();
+    repo.remove();
+  }
+});
+
 test('repositoryPollSecs: the timer applies a change without an explicit poll', async () => {
   const repo = makeRepo();
   const server = await createServer({ modelRepository: repo.dir, modelControlMode: 'poll', repositoryPollSecs: 1 });

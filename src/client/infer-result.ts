@@ -1,0 +1,15 @@
+import { Errors } from '../errors.js';
+import type { Parameters } from '../backend/index.js';
+import type { Tensor } from '../tensor/index.js';
+import type { InferResult } from './types.js';
+
+/** A response as the SDK hands it out; `output(name)` looks a tensor up by name. */
+export function inferResult(modelName: string, modelVersion: string, id: string, outputs: Tensor[], parameters: Parameters): InferResult {
+  return {
+    modelName, modelVersion, id, outputs, parameters,
+    output(name: string): Tensor {
+      for (const t of outputs) if (t.name === name) return t;
+      throw Errors.notFound(`the response of model '${modelName}' has no output '${name}' (it has ${outputs.map((t) => `'${t.name}'`).join(', ') || 'none'})`);
+    },
+  };
+}
