@@ -71,6 +71,34 @@ function slowMatmul(): Uint8Array {
     .output('y', 'FP32', ['batch', n]).encode();
 }
 
+/**
+ * accumulator.onnx: a stateful model for the sequence batcher's implicit state.
+ * OUTPUT = INPUT + STATE_IN and OUTPUT_STATE = OUTPUT, all FP32 [batch,1].
+ */
+function accumulator(): Uint8Array {
+  return createGraph('accumulator')
+    .input('INPUT', 'FP32', ['batch', 1]).input('STATE_IN', 'FP32', ['batch', 1])
+    .node('Add', ['INPUT', 'STATE_IN'], ['OUTPUT']).node('Identity', ['OUTPUT'], ['OUTPUT_STATE'])
+    .output('OUTPUT', 'FP32', ['batch', 1]).output('OUTPUT_STATE', 'FP32', ['batch', 1]).encode();
+}
+
+/**
+ * accumulator_controls.onnx: the accumulator plus sequence control inputs, each echoed to an
+ * output so tests see what the model was fed: START FP32, END BOOL, READY INT32, CORRID UINT64
+ * (all [batch,1]) -> START_OUT, END_OUT, READY_OUT, CORRID_OUT.
+ */
+function accumulatorControls(): Uint8Array {
+  const g = createGraph('accumulator_controls')
+    .input('INPUT', 'FP32', ['batch', 1]).input('STATE_IN', 'FP32', ['batch', 1])
+    .node('Add', ['INPUT', 'STATE_IN'], ['OUTPUT']).node('Identity', ['OUTPUT'], ['OUTPUT_STATE'])
+    .output('OUTPUT', 'FP32', ['batch', 1]).output('OUTPUT_STATE', 'FP32', ['batch', 1]);
+  const controls: Array<[string, ElemType]> = [['START', 'FP32'], ['END', 'BOOL'], ['READY', 'INT32'], ['CORRID', 'UINT64']];
+  for (const [name, dt] of controls) {
+    g.input(name, dt, ['batch', 1]).node('Identity', [name], [`${name}_OUT`]).output(`${name}_OUT`, dt, ['batch', 1]);
+  }
+  return g.encode();
+}
+
 export const IDENTITY_4M_ELEMENTS = 4 * 1024 * 1024;
 
 export const TEST_MODELS: readonly ModelSpec[] = [
@@ -80,6 +108,8 @@ export const TEST_MODELS: readonly ModelSpec[] = [
   { file: 'p2o_dims.onnx', build: p2oDims },
   { file: 'fixed_shape.onnx', build: fixedShape },
   { file: 'slow_matmul.onnx', build: slowMatmul },
+  { file: 'accumulator.onnx', build: accumulator },
+  { file: 'accumulator_controls.onnx', build: accumulatorControls },
   { file: 'identity_4m.onnx', build: () => identity('FP32', ['batch', IDENTITY_4M_ELEMENTS], 'identity_4m') },
 ];
 

@@ -1,4 +1,4 @@
-import type { BackendFactory, BackendInstance, BackendModel, BackendRequest } from '../../src/backend/index.js';
+import type { BackendFactory, BackendInstance, BackendModel, BackendRequest, CancelSignal } from '../../src/backend/index.js';
 import { configParamInt, type ModelConfig } from '../../src/config/index.js';
 import { Errors } from '../../src/errors.js';
 import { renameTensor, type Tensor } from '../../src/tensor/index.js';
@@ -61,7 +61,7 @@ async function executeIdentity(model: string, pairs: ReadonlyArray<[string, stri
 }
 
 /** Resolves after `ms`, or early when `signal` aborts (the caller then sees signal.aborted). */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+function delay(ms: number, signal: CancelSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const onAbort = () => { clearTimeout(timer); resolve(); };

@@ -1,7 +1,9 @@
 import type { ConfigDataType, ModelConfig, ModelInput, ModelOutput } from '../../src/config/index.js';
 import { Errors } from '../../src/errors.js';
 import { formatShape, fromConfigType, toConfigType } from '../../src/tensor/index.js';
+import { constantInputNames } from './constant-inputs.js';
 import { formatRawDims, type IoSignature, type ModelSignature } from './model-signature.js';
+import { checkSequenceIo, sequenceIo } from './sequence-io.js';
 
 /** Triton's default max_batch_size when auto-complete finds a batchable model. */
 export const DEFAULT_MAX_BATCH_SIZE = 4;
@@ -40,20 +42,34 @@ function fromModel(model: string, io: IoSignature, batched: boolean): { name: st
   return { name: io.name, data_type: toConfigType(io.datatype) as ConfigDataType, dims: batched ? io.dims.slice(1) : [...io.dims] };
 }
 
+/** Graph inputs the server feeds itself (control, state, constant) and state outputs it captures. */
+function implicitNames(config: ModelConfig): { inputs: Set<string>; outputs: Set<string> } {
+  const seq = sequenceIo(config);
+  return {
+    inputs: new Set([...seq.inputs.map((x) => x.name), ...constantInputNames(config)]),
+    outputs: new Set(seq.outputs.map((x) => x.name)),
+  };
+}
+
 /**
  * Fill what the config leaves out from the ONNX graph (strict config off): inputs, outputs,
- * datatypes, dims and max_batch_size; then check the result against the graph.
+ * datatypes, dims and max_batch_size; then check the result against the graph. Tensors the server
+ * feeds or captures itself (sequence control and state tensors, constant inputs) are left out of
+ * `input`/`output`, as Triton does: clients never send them.
  */
 export function completeConfig(config: ModelConfig, sig: ModelSignature): ModelConfig {
   const maxBatch = pickMaxBatch(config, sig);
   const batched = maxBatch > 0;
+  const implicit = implicitNames(config);
   const out: ModelConfig = {
     ...config,
     platform: config.platform || 'onnxruntime_onnx',
     backend: config.backend || 'onnxruntime',
     max_batch_size: maxBatch,
-    input: config.input.length > 0 ? config.input : sig.inputs.map((io) => fromModel(config.name, io, batched)),
-    output: config.output.length > 0 ? config.output : sig.outputs.map((io) => fromModel(config.name, io, batched)),
+    input: config.input.length > 0 ? config.input
+      : sig.inputs.filter((io) => !implicit.inputs.has(io.name)).map((io) => fromModel(config.name, io, batched)),
+    output: config.output.length > 0 ? config.output
+      : sig.outputs.filter((io) => !implicit.outputs.has(io.name)).map((io) => fromModel(config.name, io, batched)),
   };
   checkConfig(out, sig);
   return out;
@@ -89,8 +105,11 @@ function checkIo(kind: 'input' | 'output', c: Io, models: readonly IoSignature[]
 export function checkConfig(config: ModelConfig, sig: ModelSignature): void {
   const batched = config.max_batch_size > 0;
   const problems: string[] = [];
+  const implicit = implicitNames(config);
+  const constants = new Set(constantInputNames(config));
   if (batched) {
-    for (const m of [...sig.inputs, ...sig.outputs]) {
+    // A constant input is fed once per run, not per request, so it needs no batch dim.
+    for (const m of [...sig.inputs.filter((i) => !constants.has(i.name)), ...sig.outputs]) {
       if (m.dims.length === 0 || m.dims[0] !== -1) {
         problems.push(`max_batch_size is ${config.max_batch_size} but model tensor ${describe(m)} has no variable first dimension to batch along; set max_batch_size: 0`);
       }
@@ -98,8 +117,11 @@ export function checkConfig(config: ModelConfig, sig: ModelSignature): void {
   }
   for (const c of config.input) checkIo('input', c, sig.inputs, batched, problems);
   for (const c of config.output) checkIo('output', c, sig.outputs, batched, problems);
+  checkSequenceIo(config, sig, problems);
   for (const m of sig.inputs) {
-    if (!config.input.some((c) => c.name === m.name)) problems.push(`model input ${describe(m)} is missing from the config`);
+    if (!config.input.some((c) => c.name === m.name) && !implicit.inputs.has(m.name)) {
+      problems.push(`model input ${describe(m)} is missing from the config`);
+    }
   }
   if (problems.length > 0) throw Errors.modelLoadFailed(config.name, problems.join('; '));
 }

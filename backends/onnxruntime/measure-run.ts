@@ -19,9 +19,10 @@ export function zeroFeeds(inputs: readonly IoSignature[]): PlainTensor[] {
  * Median time (µs) of a warm run on zero inputs, or undefined when the model cannot run on them
  * (e.g. it needs particular values or shapes); callers then keep the safe default.
  */
-export async function measureRunUs(session: ort.InferenceSession, sig: ModelSignature, runs = 5): Promise<number | undefined> {
-  if (sig.inputs.some((i) => !i.datatype)) return undefined;
-  const feeds = ortFeeds(zeroFeeds(sig.inputs));
+export async function measureRunUs(session: ort.InferenceSession, sig: ModelSignature, constants: readonly PlainTensor[] = [], runs = 5): Promise<number | undefined> {
+  const zeroed = sig.inputs.filter((i) => !constants.some((c) => c.name === i.name));
+  if (zeroed.some((i) => !i.datatype)) return undefined;
+  const feeds = ortFeeds([...zeroFeeds(zeroed), ...constants]);
   try {
     await session.run(feeds); // warm-up: first run allocates and plans
     const times: number[] = [];

@@ -4,9 +4,12 @@ import type { BackendFactory, BackendInstance, BackendModel, LoadContext } from 
 import type { ModelConfig, ModelInstanceGroup } from '../../src/config/index.js';
 import { Errors, TributaryError } from '../../src/errors.js';
 import { checkConfig, completeConfig } from './auto-complete.js';
+import { constantInputs } from './constant-inputs.js';
 import { measureRunUs } from './measure-run.js';
 import { modelSignature } from './model-signature.js';
 import { createOrtInstance, type InstancePlan } from './ort-instance.js';
+import type { PlainTensor } from './ort-tensor.js';
+import { sequenceIo } from './sequence-io.js';
 import { checkInstanceGroup, ortSettings } from './session-options.js';
 import { createInlineRunner, type SessionRunner } from './session-runner.js';
 import { createWorkerRunner } from './worker-runner.js';
@@ -32,11 +35,13 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
   const probe = await openSession(config.name, ctx.modelFile, settings.options);
   let measuredRunUs: number | undefined;
   let target: 'inline' | 'worker';
+  let constants: PlainTensor[];
   try {
     const sig = modelSignature(probe);
     checkConfig(config, sig);
+    constants = constantInputs(config, sig);
     if (settings.target === 'auto') {
-      measuredRunUs = await measureRunUs(probe, sig);
+      measuredRunUs = await measureRunUs(probe, sig, constants);
       target = measuredRunUs !== undefined && measuredRunUs > settings.workerThresholdUs ? 'worker' : 'inline';
       ctx.log.verbose(1, `model '${config.name}': warm run ${measuredRunUs?.toFixed(1) ?? '(not measurable)'} µs -> ${target} execution`);
     } else {
@@ -46,11 +51,16 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
     await probe.release();
     throw e;
   }
+  // Sequence control and state tensors are fed like client inputs (the sequence batcher adds them
+  // to each request); state outputs are fetched so it can keep them for the next request.
+  const seq = sequenceIo(config);
+  const outputs = config.output.map((o) => o.name);
   const plan: InstancePlan = {
     model: config.name,
-    inputs: config.input.map((i) => i.name),
-    outputs: config.output.map((o) => o.name),
+    inputs: [...config.input.map((i) => i.name), ...seq.inputs.map((x) => x.name)],
+    outputs: [...outputs, ...seq.outputs.map((x) => x.name).filter((n) => !outputs.includes(n))],
     batched: config.max_batch_size > 0,
+    constants,
   };
   // The probe session serves the first inline instance rather than being thrown away.
   let spare: ort.InferenceSession | undefined = probe;

@@ -11,6 +11,8 @@ export interface InstancePlan {
   readonly outputs: readonly string[];
   /** max_batch_size > 0: requests of a batch are stacked along dim 0 and run once. */
   readonly batched: boolean;
+  /** Fed on every run as they are (parameter `constant_input.<name>`), never batched. */
+  readonly constants?: readonly PlainTensor[];
 }
 
 const now = () => process.hrtime.bigint();
@@ -68,6 +70,8 @@ function gatherFeeds(plan: InstancePlan, group: readonly BackendRequest[]): Plai
     }
     feeds.push(toPlain(present.length === 1 ? present[0]! : concatBatch(present, name)));
   }
+  // A fresh copy per run: a worker runner may transfer (detach) the buffers of an owned batch.
+  for (const c of plan.constants ?? []) feeds.push({ ...c, data: c.data.slice() as PlainTensor['data'] });
   return feeds;
 }
 

@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import type { BackendRequest, InferenceRequest, InferenceResponse, ModelHost, Parameters } from '../../src/backend/index.js';
+import { CancelSource, type BackendRequest, type CancelSignal, type InferenceRequest, type InferenceResponse, type ModelHost, type Parameters } from '../../src/backend/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
 import type { WireChildRequest } from './bls/wire.js';
 import { tensorFromWire } from './tensor-codec.js';
@@ -8,13 +8,13 @@ import { tensorFromWire } from './tensor-codec.js';
 export interface ParentContext {
   deadline?: number;
   priority?: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Run `f` when the parent is aborted; returns the function that stops watching. */
   watch(f: () => void): () => void;
 }
 
 /** One abort listener per parent, however many children: many children must not pile up listeners. */
-function context(signal: AbortSignal, deadline: number | undefined, priority: number | undefined): ParentContext {
+function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined): ParentContext {
   const fns = new Set<() => void>();
   let hooked = false;
   return {
@@ -41,7 +41,7 @@ export function parentContext(batch: readonly BackendRequest[], index: number): 
   const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority);
   if (index >= 0 && index < batch.length) return one(batch[index]);
   if (batch.length === 1) return one(batch[0]);
-  const ctl = new AbortController();
+  const ctl = new CancelSource();
   let left = batch.length;
   for (const b of batch) {
     const onAbort = () => { if (--left === 0) ctl.abort(b.signal.reason); };
@@ -87,12 +87,10 @@ export interface ChildObserver {
 export function startChild(host: ModelHost, req: InferenceRequest, parent: ParentContext, obs: ChildObserver): () => void {
   let sub: Subscription | undefined;
   let ended = false;
-  const ctl = new AbortController();
-  req.signal = ctl.signal;
+  // No signal of its own: unsubscribing cancels the child (the host contract).
   const onAbort = () => {
     if (ended) return;
     ended = true;
-    ctl.abort(parent.signal.reason);
     sub?.unsubscribe();
     obs.error(Errors.cancelled(req.model));
   };
@@ -109,5 +107,5 @@ export function startChild(host: ModelHost, req: InferenceRequest, parent: Paren
     if (!ended) { end(); obs.error(toTributaryError(e)); }
   }
   if (ended) sub?.unsubscribe();
-  return () => { if (!ended) { end(); ctl.abort(); sub?.unsubscribe(); } };
+  return () => { if (!ended) { end(); sub?.unsubscribe(); } };
 }

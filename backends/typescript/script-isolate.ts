@@ -8,6 +8,7 @@
  * anything that would enter while the isolate is running (a callee that answers synchronously) is
  * queued and runs right after the current entry.
  */
+import { CancelSource } from '../../src/backend/index.js';
 import ivm from 'isolated-vm';
 import type { InferenceResponse, ModelHost } from '../../src/backend/index.js';
 import { Errors, TributaryError, type ErrorKind } from '../../src/errors.js';
@@ -56,7 +57,7 @@ interface LiveCall {
 
 const KINDS = new Set<string>(['UNKNOWN', 'INTERNAL', 'NOT_FOUND', 'INVALID_ARG', 'UNAVAILABLE', 'UNSUPPORTED', 'ALREADY_EXISTS', 'CANCELLED']);
 const TIMED_OUT = 'Script execution timed out.';
-const NO_PARENT: ParentContext = { signal: new AbortController().signal, watch: () => () => {} };
+const NO_PARENT: ParentContext = { signal: new CancelSource(), watch: () => () => {} };
 
 let nextCallId = 1;
 

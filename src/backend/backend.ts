@@ -1,6 +1,7 @@
 import type { ModelConfig, ModelInstanceGroup } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import type { Tensor } from '../tensor/index.js';
+import type { CancelSignal } from './cancel-signal.js';
 import type { InferenceRequest, ModelHost, Parameters } from './inference.js';
 
 /**
@@ -11,8 +12,8 @@ export interface BackendRequest {
   readonly request: InferenceRequest;
   /** Rows on the batch dimension (1 when max_batch_size is 0). */
   readonly batchSize: number;
-  /** Aborted when the request is cancelled or its deadline passes. */
-  readonly signal: AbortSignal;
+  /** Aborted when the request is cancelled or its deadline passes (a lean AbortSignal subset). */
+  readonly signal: CancelSignal;
   /**
    * Send a response. A non-decoupled model sends exactly one, with `final` true. A decoupled model
    * sends any number; the last call has `final` true (its response may be null: no response, just

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { Tensor } from '../tensor/index.js';
+import type { CancelSignal } from './cancel-signal.js';
 
 /** Request and response parameter values (KServe v2 `parameters`, gRPC InferParameter). */
 export type ParamValue = string | number | boolean | bigint;
@@ -43,7 +44,8 @@ export interface InferenceRequest {
    */
   deadline?: number;
   sequence?: SequenceFlags;
-  signal?: AbortSignal;
+  /** An AbortSignal, or the server's lean CancelSignal. */
+  signal?: CancelSignal;
 }
 
 export interface InferenceResponse {

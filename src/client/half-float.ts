@@ -13,21 +13,27 @@ export function numberToBf16(n: number): number {
   return ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) & 0xffff;
 }
 
+function roundEven(x: number): number {
+  const f = Math.floor(x);
+  const r = x - f;
+  return r > 0.5 || (r === 0.5 && f % 2 === 1) ? f + 1 : f;
+}
+
 export function numberToHalf(n: number): number {
   if (Number.isNaN(n)) return 0x7e00;
   const sign = n < 0 || Object.is(n, -0) ? 0x8000 : 0;
-  let a = Math.abs(n);
+  const a = Math.abs(n);
   if (a === Infinity) return sign | 0x7c00;
   if (a >= 65520) return sign | 0x7c00; // rounds past the largest half (65504)
   if (a < 2 ** -14) {
     // subnormal: units of 2^-24
-    return sign | Math.round(a * 2 ** 24);
+    return sign | roundEven(a * 2 ** 24);
   }
   let e = Math.floor(Math.log2(a));
   if (2 ** e > a) e--; // log2 rounding guard
   else if (2 ** (e + 1) <= a) e++;
-  let m = Math.round((a / 2 ** e - 1) * 1024);
+  let m = roundEven((a / 2 ** e - 1) * 1024);
   if (m === 1024) { m = 0; e++; }
-  a = e + 15;
-  return sign | (a << 10) | m;
+  if (e > 15) return sign | 0x7c00;
+  return sign | ((e + 15) << 10) | m;
 }

@@ -1,5 +1,5 @@
 import { Observable, type Subscriber } from 'rxjs';
-import type { BackendInstance, BackendModel, ExecuteTimings, InferenceRequest, InferenceResponse, Parameters } from '../backend/index.js';
+import { CancelSource, type BackendInstance, type BackendModel, type CancelSignal, type ExecuteTimings, type InferenceRequest, type InferenceResponse, type Parameters } from '../backend/index.js';
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
@@ -44,6 +44,7 @@ export class Model {
   readonly #extraStats?: () => Partial<ModelStatistics>;
   readonly #defaultPriority: number;
   readonly #priorityLevels: number;
+  readonly #timeoutIsDeadline: boolean;
 
   constructor(o: ModelOptions) {
     this.config = o.config;
@@ -59,6 +60,7 @@ export class Model {
     this.#stats = o.stats;
     if (o.extraStats) this.#extraStats = o.extraStats;
     const db = o.config.dynamic_batching;
+    this.#timeoutIsDeadline = !db && !o.config.sequence_batching;
     this.#priorityLevels = db?.priority_levels ?? 0;
     this.#defaultPriority = db?.default_priority_level || (this.#priorityLevels > 0 ? this.#priorityLevels : 0);
     const hooks: SchedulerHooks = {
@@ -87,7 +89,10 @@ export class Model {
         const v = validateRequest(this.config, this.#inputs, request);
         validateRequestedOutputs(this.config, this.#outputs, request);
         let deadline = request.deadline;
-        if (request.timeoutUs !== undefined && request.timeoutUs > 0) {
+        // A dynamic or sequence batcher applies `timeout` through its queue policy
+        // (allow_timeout_override, DELAY); elsewhere (default scheduler, pipelines) the timeout
+        // becomes the request's deadline, carried to every step and child.
+        if (this.#timeoutIsDeadline && request.timeoutUs !== undefined && request.timeoutUs > 0) {
           const d = start + request.timeoutUs / 1000;
           deadline = deadline === undefined ? d : Math.min(deadline, d);
         }
@@ -178,7 +183,7 @@ class ModelWorkItem implements WorkItem {
   readonly enqueuedAt: number;
   readonly #model: Model;
   readonly #subscriber: Subscriber<InferenceResponse>;
-  readonly #abort = new AbortController();
+  readonly #abort = new CancelSource();
   readonly #unlink?: () => void;
   done = false;
   startedAt?: number;
@@ -190,7 +195,7 @@ class ModelWorkItem implements WorkItem {
   constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number) {
     this.#model = model;
     this.#subscriber = subscriber;
-    this.request = { ...request, signal: this.#abort.signal };
+    this.request = { ...request, signal: this.#abort };
     this.batchSize = batchSize;
     this.batchKey = batchKey;
     this.priority = priority;
@@ -204,8 +209,8 @@ class ModelWorkItem implements WorkItem {
     }
   }
 
-  get signal(): AbortSignal {
-    return this.#abort.signal;
+  get signal(): CancelSignal {
+    return this.#abort;
   }
 
   started(now: number): void {

@@ -115,11 +115,22 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
     await backendModel.finalize?.();
     throw e instanceof TributaryError ? e : Errors.modelLoadFailed(name, (e as Error).message);
   }
+  // Implicit-state initial values from files (Triton: <model dir>/initial_state/<data_file>).
+  const initialState: Record<string, Uint8Array> = {};
+  for (const st of config.sequence_batching?.state ?? []) {
+    for (const init of st.initial_state) {
+      if (!init.data_file) continue;
+      const path = join(modelDir, 'initial_state', init.data_file);
+      initialState[init.data_file] = await readFile(path).catch(() => {
+        throw Errors.modelLoadFailed(name, `state '${st.input_name}': initial_state data_file '${init.data_file}' not found at ${path}`);
+      });
+    }
+  }
   let extra: (() => object) | undefined;
   const model = new Model({
     config, version: v, clock: env.clock, stats, instances, backendModel, labels,
     createScheduler: (hooks) => {
-      const s = createScheduler(config, instances, { model: name, version: v, clock: env.clock, hooks });
+      const s = createScheduler(config, instances, { model: name, version: v, clock: env.clock, hooks, initialState });
       const seq = (s as { sequenceStats?: () => object }).sequenceStats;
       if (seq) extra = () => ({ sequence_stats: seq.call(s) });
       return s;

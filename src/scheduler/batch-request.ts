@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../backend/index.js';
 import type { BackendRequest, InferenceRequest, Parameters } from '../backend/index.js';
 import type { Tensor } from '../tensor/index.js';
 import type { WorkItem } from './scheduler.js';
@@ -39,7 +40,7 @@ export class BatchRequest implements BackendRequest {
     return this.item.batchSize;
   }
 
-  get signal(): AbortSignal {
+  get signal(): CancelSignal {
     return this.item.signal;
   }
 

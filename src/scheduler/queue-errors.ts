@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../backend/index.js';
 import { Errors, TributaryError } from '../errors.js';
 
 /** Queued requests fail this way when their scheduler stops (model unload). */
@@ -6,6 +7,6 @@ export function stoppedError(model: string): TributaryError {
 }
 
 /** The signal's reason when it is a catalog error (a deadline abort), else CANCELLED. */
-export function abortReason(signal: AbortSignal, model: string): TributaryError {
+export function abortReason(signal: CancelSignal, model: string): TributaryError {
   return signal.reason instanceof TributaryError ? signal.reason : Errors.cancelled(model);
 }

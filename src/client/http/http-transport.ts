@@ -101,6 +101,7 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
         else reject(new ClientError(`${method} ${url}${path}: ${e.message}`, { kind: 'UNAVAILABLE', cause: e }));
       });
       if (chunks && chunks.length > 0) {
+        if (process.env.ONEBUF) { req.end(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)))); return; }
         req.cork();
         for (const c of chunks) req.write(c);
         req.end();

@@ -1,0 +1,2 @@
+export { createGrpcClient } from './create-grpc-client.js';
+export type { GrpcClient, GrpcClientOptions } from './create-grpc-client.js';
