@@ -89,6 +89,7 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcClient {
       const call = (client.ModelStreamInfer as () => StreamCall).call(client);
       let ended = false;
       call.on('end', () => { ended = true; });
+      call.on('error', () => {}); // the loop sees errors; this only keeps our own cancel() from going unhandled
       const onAbort = () => call.cancel();
       signal?.addEventListener('abort', onAbort, { once: true });
       try {

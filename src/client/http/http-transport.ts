@@ -14,6 +14,22 @@ import type { EncodedBody } from './encode-http-infer.js';
 const zip = { gzip: promisify(gzip), deflate: promisify(deflate) };
 const unzip = { gzip: promisify(gunzip), deflate: promisify(inflate) };
 
+/**
+ * Below this, a body is copied into one buffer (one write is cheaper than writev's bookkeeping);
+ * above it, tensor chunks go to the socket as they are (no copy of large tensors).
+ */
+const SMALL_BODY = 64 * 1024;
+
+function joinChunks(chunks: readonly (string | Uint8Array)[], length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  let p = 0;
+  for (const c of chunks) {
+    if (typeof c === 'string') p += out.write(c, p, 'utf8');
+    else { out.set(c, p); p += c.byteLength; }
+  }
+  return out;
+}
+
 export interface HttpTransportOptions {
   url: string;
   headers?: Record<string, string>;
@@ -100,11 +116,12 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
         if (signal?.aborted) reject(signal.reason);
         else reject(new ClientError(`${method} ${url}${path}: ${e.message}`, { kind: 'UNAVAILABLE', cause: e }));
       });
-      if (chunks && chunks.length > 0) {
-        if (process.env.ONEBUF) { req.end(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)))); return; }
+      if (chunks && chunks.length > 1 && length > SMALL_BODY) {
         req.cork();
         for (const c of chunks) req.write(c);
         req.end();
+      } else if (chunks && chunks.length > 0) {
+        req.end(chunks.length === 1 ? chunks[0] : joinChunks(chunks, length));
       } else {
         req.end();
       }
