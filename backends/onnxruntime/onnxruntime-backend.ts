@@ -11,6 +11,7 @@ import { createOrtInstance, type InstancePlan } from './ort-instance.js';
 import type { PlainTensor } from './ort-tensor.js';
 import { sequenceIo } from './sequence-io.js';
 import { checkInstanceGroup, ortSettings } from './session-options.js';
+import { createDirectRunner } from './direct-runner.js';
 import { createInlineRunner, type SessionRunner } from './session-runner.js';
 import { createWorkerRunner } from './worker-runner.js';
 
@@ -73,9 +74,16 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
       checkInstanceGroup(config, group);
       let runner: SessionRunner;
       if (target === 'inline') {
-        const session = spare ?? await openSession(config.name, ctx.modelFile, settings.options);
-        spare = undefined;
-        runner = createInlineRunner(session);
+        const direct = createDirectRunner(ctx.modelFile, settings.options);
+        if (direct) {
+          runner = direct;
+          await spare?.release(); // the probe session is not needed once a direct one serves
+          spare = undefined;
+        } else {
+          const session = spare ?? await openSession(config.name, ctx.modelFile, settings.options);
+          spare = undefined;
+          runner = createInlineRunner(session);
+        }
       } else {
         runner = await createWorkerRunner(ctx.modelFile, settings.options).catch((e: unknown) => {
           throw Errors.modelLoadFailed(config.name, `onnxruntime worker could not load '${ctx.modelFile}': ${e instanceof Error ? e.message : String(e)}`);

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { createSharedMemoryRegistry } from '../frontend/shm/index.js';
 import { startGrpcServer } from '../frontend/grpc/index.js';
+import { startGrpcH2Server } from '../frontend/grpc-h2/index.js';
 import { startHttpServer } from '../frontend/http/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
 import { startMetricsServer } from '../metrics/index.js';
@@ -29,6 +30,7 @@ export const SERVE_FLAGS: FlagSpec = {
   'metrics-config': { type: 'string', multiple: true },
   'http-body-limit': { type: 'string' },
   'grpc-max-message-bytes': { type: 'string' },
+  'grpc-implementation': { type: 'string' },
   'enable-system-shared-memory': { type: 'string' },
   'log-verbose': { type: 'string' },
   'log-info': { type: 'string' },
@@ -58,6 +60,7 @@ Flags follow tritonserver's names; each takes --flag=value or --flag value.
   --metrics-config <k=v>          summary_latencies=true, summary_quantiles=0.5:0.05,..., histogram_latencies=true (repeatable)
   --http-body-limit <bytes>       largest HTTP request body (default 2147483647)
   --grpc-max-message-bytes <n>    largest gRPC message either way (default 2147483647)
+  --grpc-implementation <impl>    grpc-js (default) | http2: the lean node:http2 transport, same service
   --enable-system-shared-memory <bool>  allow the system shared-memory extension (default false)
   --log-verbose <n>               verbose log level (default 0)
   --log-info, --log-warning, --log-error <bool>
@@ -107,6 +110,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const exitOnError = boolFlag('exit-on-error', f['exit-on-error'], false);
   const bodyLimit = intFlag('http-body-limit', f['http-body-limit'], 2147483647, 1);
   const grpcMaxBytes = intFlag('grpc-max-message-bytes', f['grpc-max-message-bytes'], 2147483647, 1);
+  const grpcImpl = String(f['grpc-implementation'] ?? 'grpc-js');
+  if (grpcImpl !== 'grpc-js' && grpcImpl !== 'http2') throw Errors.invalidArg(`--grpc-implementation must be grpc-js or http2, got '${grpcImpl}'`);
   const pollSecs = intFlag('repository-poll-secs', f['repository-poll-secs'], 15);
   const strict = boolFlag('strict-model-config', f['strict-model-config'], false);
   boolFlag('strict-readiness', f['strict-readiness'], true); // accepted for tritonserver compatibility; readiness is always strict
@@ -143,7 +148,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
       log.info(`HTTP (KServe v2) listening on ${String(f['http-address'] ?? '0.0.0.0')}:${h.port}`);
     }
     if (allowGrpc) {
-      const g = await startGrpcServer(server, {
+      const g = await (grpcImpl === 'http2' ? startGrpcH2Server : startGrpcServer)(server, {
         port: grpcPort, host: String(f['grpc-address'] ?? '0.0.0.0'), maxMessageBytes: grpcMaxBytes,
         ...(sharedMemory ? { sharedMemory } : {}),
       });

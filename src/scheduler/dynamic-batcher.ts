@@ -1,4 +1,5 @@
 import type { BackendInstance } from '../backend/index.js';
+import { scheduleSoon } from './schedule-soon.js';
 import type { ModelQueuePolicy } from '../config/index.js';
 import { Errors, type TributaryError } from '../errors.js';
 import { abortReason, stoppedError } from './queue-errors.js';
@@ -55,6 +56,13 @@ export class DynamicBatcher implements Scheduler {
     this.#inflight--;
   };
   readonly #pumpNow = (): void => this.#pump();
+  /** A freed instance pumps through scheduleSoon too, so back-to-back synchronous completions
+   * cannot chain forever inside one event-loop turn. */
+  readonly #pumpSoon = (): void => {
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    scheduleSoon(this.#pumpNow, this.#o.clock);
+  };
   #inflight = 0;
   #pumpQueued = false;
   #delayTimer: TimerHandle | undefined;
@@ -63,7 +71,7 @@ export class DynamicBatcher implements Scheduler {
   constructor(instances: readonly BackendInstance[], o: DynamicBatcherOptions) {
     this.#o = o;
     this.#queue = new PriorityQueue(o.queuePolicies);
-    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpNow });
+    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon });
     this.#gate = o.preserveOrdering ? new OrderingGate(toItem) : undefined;
     this.#outlet = this.#gate ?? toItem;
   }
@@ -89,11 +97,11 @@ export class DynamicBatcher implements Scheduler {
     e.onAbort = () => this.#drop(e, abortReason(item.signal, this.#o.model));
     item.signal.addEventListener('abort', e.onAbort, { once: true });
     this.#o.hooks?.onQueueDepth?.(this.#queue.size);
-    // A microtask, not a timer: requests enqueued in the same tick (a pipeline fan-out, BLS
+    // Soon, not on a timer: requests enqueued in the same tick (a pipeline fan-out, BLS
     // Promise.all) batch together, and a lone request still dispatches before any I/O runs.
     if (!this.#pumpQueued) {
       this.#pumpQueued = true;
-      queueMicrotask(this.#pumpNow);
+      scheduleSoon(this.#pumpNow, this.#o.clock);
     }
   }
 

@@ -3,6 +3,7 @@
  * in one file over 250 lines because slot bookkeeping, dispatch and release share one state
  * machine; the pure parts (controls, states, batch cutting) live in their own files.
  */
+import { scheduleSoon } from './schedule-soon.js';
 import type { BackendInstance, InferenceRequest } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
 import { Errors, type TributaryError } from '../errors.js';
@@ -57,6 +58,13 @@ export class SequenceBatcher implements Scheduler {
   readonly #gate: OrderingGate | undefined;
   readonly #outlet: Outlet;
   readonly #pumpNow = (): void => this.#pump();
+  /** A freed instance pumps through scheduleSoon too, so back-to-back synchronous completions
+   * cannot chain forever inside one event-loop turn. */
+  readonly #pumpSoon = (): void => {
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    scheduleSoon(this.#pumpNow, this.#o.clock);
+  };
   readonly #onFinish = (r: BatchRequest): void => this.#finished(r as SequenceRequest);
   #arrivals = 0;
   #queued = 0;
@@ -71,7 +79,7 @@ export class SequenceBatcher implements Scheduler {
     this.#o = o;
     this.#controls = compileControls(config, o.model);
     this.#states = compileStates(config, o.model, o.initialState);
-    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpNow });
+    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon });
     this.#strategy = sb.oldest ? 'oldest' : 'direct';
     const slots = Math.max(1, config.max_batch_size);
     let places = slots;
@@ -174,7 +182,7 @@ export class SequenceBatcher implements Scheduler {
   #schedulePump(): void {
     if (this.#pumpQueued) return;
     this.#pumpQueued = true;
-    queueMicrotask(this.#pumpNow);
+    scheduleSoon(this.#pumpNow, this.#o.clock);
   }
 
   #pump(): void {

@@ -4,7 +4,14 @@ import type { WorkItem } from '../../src/scheduler/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';
 
 /** Let queued microtasks and promise callbacks run (the batchers pump on a microtask). */
-export const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
+/**
+ * Let the scheduler run: dispatch happens on a microtask, or on a setImmediate once an event-loop
+ * turn has run past its budget (src/scheduler/schedule-soon.ts), so wait two macrotask turns.
+ */
+export const flush = async (): Promise<void> => {
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+};
 
 export function modelConfig(over: Partial<ModelConfig> = {}): ModelConfig {
   return {

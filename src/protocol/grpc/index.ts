@@ -12,3 +12,4 @@ export { modelConfigToProto } from './model-config-to-proto.js';
 export type { ModelConfigMsg } from './model-config-to-proto.js';
 export type * from './messages.js';
 export { encodeInferResponse, encodeStreamInferResponse } from './encode-infer-response.js';
+export { decodeInferRequest } from './decode-infer-request.js';

@@ -1,0 +1,1 @@
+export { startGrpcH2Server } from './start-grpc-h2-server.js';
