@@ -70,6 +70,13 @@ export async function runEnsembleBench(seconds = 2): Promise<string[]> {
   return lines;
 }
 
+/** `npm run bench ensemble` */
+export async function run(): Promise<object> {
+  const lines = await runEnsembleBench(2);
+  for (const l of lines) console.log(l);
+  return { lines };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const i = process.argv.indexOf('--seconds');
   const seconds = i > 0 ? Number(process.argv[i + 1]) : 2;

@@ -54,7 +54,48 @@ async function serve(): Promise<void> {
   });
 }
 
-async function main(): Promise<void> {
+/**
+ * Streamed responses over HTTP server-sent events: `streamers` requests of N responses each, in
+ * flight at once, re-sent as each stream ends, for `seconds`. Returns events per second.
+ */
+async function sseRate(port: number, seconds: number, n: number, streamers: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: streamers });
+  const body = JSON.stringify({ inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [n] }] });
+  let events = 0;
+  const one = () => new Promise<void>((resolve, reject) => {
+    const r = http.request({
+      host: '127.0.0.1', port, path: '/v2/models/streamer/infer', method: 'POST', agent,
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'Content-Length': Buffer.byteLength(body) },
+    }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const text = tail + chunk;
+        let i = 0;
+        for (let j = text.indexOf('\n\n', i); j >= 0; j = text.indexOf('\n\n', i)) {
+          if (text.startsWith('data: {"model_name"', i)) events++;
+          i = j + 2;
+        }
+        tail = text.slice(i);
+      });
+      res.on('end', () => resolve());
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+  await one(); // warm-up
+  events = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  await Promise.all(Array.from({ length: streamers }, async () => {
+    while (performance.now() < end) await one();
+  }));
+  agent.destroy();
+  return events / ((performance.now() - t0) / 1000);
+}
+
+async function main(): Promise<Record<string, unknown>[]> {
   const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 3;
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
   const ports = await new Promise<{ grpc: number; http: number }>((resolve) => child.once('message', resolve as never));
@@ -117,11 +158,20 @@ async function main(): Promise<void> {
   stream.end();
   rows.push({ workload: `grpc stream, decoupled N=${N}`, 'p50 µs': '-', 'p99 µs': '-', 'infer/s': `${Math.round(responses / secs)} responses/s` });
 
+  const sse = await sseRate(ports.http, seconds, N, 4);
+  rows.push({ workload: `http SSE stream, decoupled N=${N}`, 'p50 µs': '-', 'p99 µs': '-', 'infer/s': `${Math.round(sse)} responses/s` });
+
   console.table(rows);
   client.close();
   agent.destroy();
   child.send('stop');
+  return rows;
+}
+
+/** `npm run bench grpc` */
+export async function run(): Promise<object> {
+  return { rows: await main() };
 }
 
 if (process.argv.includes('--serve')) await serve();
-else await main();
+else if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
