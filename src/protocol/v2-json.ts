@@ -85,7 +85,7 @@ function placement(tensor: string, p: Parameters | undefined): OutputPlacement |
 }
 
 function noShm(tensor: string): never {
-  throw Errors.featureNotEnabled(`tensor '${tensor}': system shared memory`, 'start the server with --allow-shared-memory');
+  throw Errors.featureNotEnabled(`tensor '${tensor}': system shared memory`, 'start the server with --enable-system-shared-memory=true');
 }
 
 function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: BinaryCursor): Tensor {
@@ -180,7 +180,7 @@ export function encodeInferResponse(
     s += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
     const shm = enc.sharedMemory?.[t.name];
     if (shm) {
-      const bytes = tensorBytesForShm(t);
+      const bytes = tensorToBytes(t);
       if (bytes.byteLength > shm.byteSize) {
         throw Errors.tensorSize(t.name, `output of ${bytes.byteLength} bytes does not fit shared_memory_byte_size ${shm.byteSize} of region '${shm.region}'`);
       }
@@ -188,7 +188,7 @@ export function encodeInferResponse(
       s += `,"parameters":{"shared_memory_region":${JSON.stringify(shm.region)},"shared_memory_byte_size":${bytes.byteLength}}}`;
     } else if (enc.binary?.[t.name] ?? enc.binaryDefault) {
       binary.push(t);
-      s += `,"parameters":{"binary_data_size":${frameSize(t)}}}`;
+      s += `,"parameters":{"binary_data_size":${tensorByteSize(t)}}}`;
     } else {
       s += `,"data":${tensorDataJson(t)}}`;
     }
@@ -198,8 +198,6 @@ export function encodeInferResponse(
   return frameBinary(s, binary);
 }
 
-const frameSize = tensorByteSize;
-const tensorBytesForShm = tensorToBytes;
 
 /** Client side: encode a request (JSON, or binary inputs with `binary: true`). */
 export function encodeInferRequest(
@@ -207,7 +205,7 @@ export function encodeInferRequest(
   options: { binary?: boolean } = {},
 ): { body: string | Buffer; headerLength?: number } {
   const inputs = req.inputs.map((t) => (options.binary
-    ? `{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}],"parameters":{"binary_data_size":${frameSize(t)}}}`
+    ? `{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}],"parameters":{"binary_data_size":${tensorByteSize(t)}}}`
     : `{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}],"data":${tensorDataJson(t)}}`));
   let s = '{';
   if (req.id !== undefined) s += `"id":${JSON.stringify(req.id)},`;

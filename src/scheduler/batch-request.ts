@@ -1,5 +1,4 @@
-import type { CancelSignal } from '../backend/index.js';
-import type { BackendRequest, InferenceRequest, Parameters } from '../backend/index.js';
+import type { BackendRequest, CancelSignal, InferenceRequest, Parameters } from '../backend/index.js';
 import type { Tensor } from '../tensor/index.js';
 import type { WorkItem } from './scheduler.js';
 

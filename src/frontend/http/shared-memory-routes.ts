@@ -18,7 +18,7 @@ function uint(v: unknown, what: string): number {
 export function registerSharedMemoryRoutes(app: FastifyInstance, registry: SharedMemoryRegistry | undefined): void {
   const guard = (fn: (req: Req) => unknown) => (req: Req, reply: FastifyReply) => {
     try {
-      if (!registry) throw Errors.featureNotEnabled('system shared memory', 'start the server with --allow-shared-memory');
+      if (!registry) throw Errors.featureNotEnabled('system shared memory', 'start the server with --enable-system-shared-memory=true');
       const out = fn(req);
       if (out === undefined) reply.code(200).send();
       else reply.type('application/json').send(JSON.stringify(out));

@@ -66,7 +66,7 @@ const cases: Case[] = [
   { name: 'unsupported Content-Encoding', body: JSON.stringify(good), headers: { 'content-encoding': 'br' }, status: 501, match: /Content-Encoding 'br' is not supported/ },
   { name: 'body past the limit', body: Buffer.alloc(70 * 1024, 32), status: 413, match: /larger than the 65536-byte limit/ },
   { name: 'gzip bomb past the limit', body: gzipSync(Buffer.alloc(1024 * 1024, 32)), headers: { 'content-encoding': 'gzip' }, status: 413, match: /65536-byte limit/ },
-  { name: 'shared memory not enabled', body: { inputs: [input({ data: undefined, parameters: { shared_memory_region: 'r', shared_memory_byte_size: 64 } })] }, status: 501, match: /system shared memory is not enabled.*--allow-shared-memory/ },
+  { name: 'shared memory not enabled', body: { inputs: [input({ data: undefined, parameters: { shared_memory_region: 'r', shared_memory_byte_size: 64 } })] }, status: 501, match: /system shared memory is not enabled.*--enable-system-shared-memory=true/ },
   { name: 'raw body of the wrong size', body: Buffer.alloc(10), headers: { 'inference-header-content-length': '0' }, status: 400, match: /binary_data_size 10 does not match FP32 \[1,16\]/ },
   { name: 'raw body to a multi-input model', path: TYPES, body: Buffer.alloc(4), headers: { 'inference-header-content-length': '0' }, status: 400, match: /exactly one input, this one has 14/ },
   { name: 'unary request, decoupled model', path: '/v2/models/streamer/infer', body: { inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [2] }] }, status: 400, match: /more than one response/ },
