@@ -98,7 +98,7 @@ export class Model {
         }
         let priority = request.priority ?? 0;
         if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
-        item = new ModelWorkItem(this, subscriber, { ...request, inputs: v.inputs }, v.batchSize, v.batchKey, priority, deadline, start);
+        item = new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start);
       } catch (e) {
         const err = toTributaryError(e);
         this.#stats.failure(reasonOf(err), (this.#clock.now() - start) * 1e6, 1);
@@ -192,10 +192,11 @@ class ModelWorkItem implements WorkItem {
   #batchEnded = false;
   #pendingRecord?: { success: boolean; reason?: FailureReason };
 
-  constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number) {
+  constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: Tensor[], batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number) {
     this.#model = model;
     this.#subscriber = subscriber;
-    this.request = { ...request, signal: this.#abort };
+    // One copy of the request: validated inputs (reshaped views) and this item's own signal.
+    this.request = { ...request, inputs, signal: this.#abort };
     this.batchSize = batchSize;
     this.batchKey = batchKey;
     this.priority = priority;
