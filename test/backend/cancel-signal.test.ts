@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CancelSource, type CancelSignal } from '../../src/backend/index.js';
+
+test('CancelSource aborts once, with its reason, running each listener once', () => {
+  const s = new CancelSource();
+  const calls: string[] = [];
+  const a = () => calls.push('a');
+  const b = () => calls.push('b');
+  s.addEventListener('abort', a);
+  s.addEventListener('abort', b, { once: true });
+  s.removeEventListener('abort', b);
+  assert.equal(s.aborted, false);
+  s.abort('why');
+  s.abort('again');
+  assert.equal(s.aborted, true);
+  assert.equal(s.reason, 'why');
+  assert.deepEqual(calls, ['a']);
+  s.addEventListener('abort', () => calls.push('late')); // already aborted: never called
+  assert.deepEqual(calls, ['a']);
+});
+
+test('a real AbortSignal satisfies the CancelSignal contract', () => {
+  const c = new AbortController();
+  const sig: CancelSignal = c.signal;
+  let fired = 0;
+  sig.addEventListener('abort', () => fired++, { once: true });
+  c.abort();
+  assert.equal(sig.aborted, true);
+  assert.equal(fired, 1);
+});
