@@ -11,6 +11,8 @@
  */
 export { LogHistogram } from './log-histogram.js';
 export { runConcurrency } from './run-concurrency.js';
+export { closedLoop } from './closed-loop.js';
+export type { ClosedLoopRun } from './closed-loop.js';
 export type { ConcurrencyOptions, LoadResult, WindowResult } from './run-concurrency.js';
 export { createHttpPoster, metricsCpuProbe } from './http-client.js';
 export type { HttpPoster } from './http-client.js';

@@ -1,9 +1,16 @@
-/** Start the server in a child process (see serve.ts) and get its HTTP and metrics URLs. */
+/** Start the server in a child process (see serve.ts) and get its HTTP and metrics URLs and gRPC ports. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ServeOptions } from './serve.js';
+import type { GrpcImplementation, ServeOptions, ServePorts } from './serve.js';
 
-export interface ServerProcess { httpBase: string; metricsBase: string; pid: number; close(): Promise<void> }
+export interface ServerProcess {
+  httpBase: string;
+  metricsBase: string;
+  /** Ports of the gRPC front ends asked for in ServeOptions.grpc. */
+  grpcPorts: Partial<Record<GrpcImplementation, number>>;
+  pid: number;
+  close(): Promise<void>;
+}
 
 export function spawnServer(options: ServeOptions, taskset?: string): Promise<ServerProcess> {
   const entry = fileURLToPath(new URL('./serve.ts', import.meta.url));
@@ -18,10 +25,11 @@ export function spawnServer(options: ServeOptions, taskset?: string): Promise<Se
       const nl = out.indexOf('\n');
       if (nl < 0) return;
       child.stdout!.off('data', onData);
-      const ports = JSON.parse(out.slice(0, nl)) as { http: number; metrics: number };
+      const ports = JSON.parse(out.slice(0, nl)) as ServePorts;
       resolve({
         httpBase: `http://127.0.0.1:${ports.http}`,
         metricsBase: `http://127.0.0.1:${ports.metrics}`,
+        grpcPorts: ports.grpc,
         pid: child.pid!,
         close: () => new Promise<void>((done) => {
           if (child.exitCode !== null) return done();

@@ -10,25 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { lastValueFrom } from 'rxjs';
 import { createServer, type Server } from '../../src/server/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';
+import { closedLoop, type ClosedLoopRun } from '../lib/index.js';
 
 const REPO = fileURLToPath(new URL('../../test/fixtures/pipelines/repo', import.meta.url));
-
-interface Run { p50Us: number; p99Us: number; perSec: number }
-
-async function measure(seconds: number, concurrency: number, once: () => Promise<unknown>): Promise<Run> {
-  const lat: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      await once();
-      lat.push(performance.now() - t0);
-    }
-  }));
-  lat.sort((a, b) => a - b);
-  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] * 1000;
-  return { p50Us: at(0.5), p99Us: at(0.99), perSec: lat.length / seconds };
-}
 
 export async function runEnsembleBench(seconds = 2): Promise<string[]> {
   const server: Server = await createServer({ modelRepository: REPO, modelControlMode: 'explicit', loadModels: ['chain3'] });
@@ -43,15 +27,15 @@ export async function runEnsembleBench(seconds = 2): Promise<string[]> {
       return t;
     };
     for (const c of [1, 16]) {
-      await measure(0.3, c, pipeline); // warm both paths
-      await measure(0.3, c, backToBack);
+      await closedLoop(0.3, c, pipeline); // warm both paths
+      await closedLoop(0.3, c, backToBack);
       // Interleaved rounds, so load from other processes on the box hits both sides alike.
       const rounds = 6;
-      const ens: Run[] = [];
-      const direct: Run[] = [];
+      const ens: ClosedLoopRun[] = [];
+      const direct: ClosedLoopRun[] = [];
       for (let r = 0; r < rounds; r++) {
-        ens.push(await measure(seconds / rounds, c, pipeline));
-        direct.push(await measure(seconds / rounds, c, backToBack));
+        ens.push(await closedLoop(seconds / rounds, c, pipeline));
+        direct.push(await closedLoop(seconds / rounds, c, backToBack));
       }
       const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       const e = { p50Us: med(ens.map((x) => x.p50Us)), p99Us: med(ens.map((x) => x.p99Us)), perSec: med(ens.map((x) => x.perSec)) };

@@ -8,24 +8,20 @@
  * Outcome (figures in src/frontend/grpc-h2/start-grpc-h2-server.ts): 1.7-2.1x on W1 c=1 p50,
  * 1.2-1.35x on throughput; kept as an opt-in (`--grpc-implementation=http2`), grpc-js the default.
  *
- * Both front ends run in one child process over one Server (no shared event loop with the load
- * generator). Windows default shorter than other workloads so the whole run stays under ~30 s.
+ * Both front ends run in one child process over one Server (bench/lib spawnServer: no shared
+ * event loop with the load generator). Windows default shorter than other workloads so the whole run stays under ~30 s.
  *
  *   node --import tsx bench/workloads/grpc-h2.ts      (or: npm run bench grpc-h2)
  */
-import { fork } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import { fileURLToPath } from 'node:url';
 import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
 import { loadProtos } from '../../src/frontend/grpc/index.js';
-import { formatLoad, metricsCpuProbe, runConcurrency, writeRepository, type LoadResult } from '../lib/index.js';
+import { formatLoad, metricsCpuProbe, runConcurrency, spawnServer, writeRepository, type LoadResult } from '../lib/index.js';
 
 const MODELS = new URL('../../build/models/', import.meta.url).pathname;
 const ELEMENTS_4M = 4 * 1024 * 1024;
-const SERVE_FLAG = '--serve-grpc-h2-bench';
-
-interface Ports { grpcJs: number; h2: number; metrics: number; repo: string }
 
 function repository(): string {
   const ort = existsSync(`${MODELS}identity_fp32.onnx`);
@@ -49,26 +45,6 @@ function repository(): string {
       files: { '1/model.onnx': { copyFrom: `${MODELS}identity_4m.onnx` } },
     },
   ]);
-}
-
-/** Child process: one Server, both gRPC front ends, and the metrics endpoint for server CPU. */
-async function serve(repo: string): Promise<void> {
-  const { createServer } = await import('../../src/server/index.js');
-  const { startGrpcServer } = await import('../../src/frontend/grpc/index.js');
-  const { startGrpcH2Server } = await import('../../src/frontend/grpc-h2/index.js');
-  const { startMetricsServer } = await import('../../src/metrics/index.js');
-  const { setLogSink } = await import('../../src/logger.js');
-  setLogSink(() => {});
-  const server = await createServer({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['*'] });
-  const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1' });
-  const h = await startGrpcH2Server(server, { port: 0, host: '127.0.0.1' });
-  const m = await startMetricsServer(server, { port: 0, host: '127.0.0.1' });
-  process.send!({ grpcJs: g.port, h2: h.port, metrics: m.port });
-  process.once('message', async () => {
-    await Promise.all([g.close(), h.close(), m.close()]);
-    await server.close();
-    process.exit(0);
-  });
 }
 
 /** A minimal unary gRPC client on node:http2: pre-framed request, response drained, status checked. */
@@ -108,12 +84,8 @@ function knobs(heavy: boolean) {
 
 export async function run(): Promise<object> {
   const repo = repository();
-  const child = fork(fileURLToPath(import.meta.url), [SERVE_FLAG, repo], { execArgv: ['--import', 'tsx'] });
-  const ports = await new Promise<Ports>((resolve, reject) => {
-    child.once('message', resolve as never);
-    child.once('exit', (code) => reject(new Error(`benchmark server exited with code ${code}`)));
-  });
-  const cpu = metricsCpuProbe(`http://127.0.0.1:${ports.metrics}`);
+  const child = await spawnServer({ modelRepository: repo, grpc: ['grpc-js', 'http2'] });
+  const cpu = metricsCpuProbe(child.metricsBase);
   const proto = (loadProtos() as any)['inference.GRPCInferenceService'].ModelInfer;
   const frame = (msg: object) => {
     const body: Buffer = proto.requestSerialize(msg);
@@ -134,7 +106,7 @@ export async function run(): Promise<object> {
   const w2Frame = frame(w2);
   const PATH = '/inference.GRPCInferenceService/ModelInfer';
 
-  const servers = { 'grpc-js': ports.grpcJs, http2: ports.h2 } as const;
+  const servers = { 'grpc-js': child.grpcPorts['grpc-js']!, http2: child.grpcPorts.http2! } as const;
   const clients = Object.fromEntries(Object.entries(servers).map(([k, p]) => [k, { js: grpcJsClient(p), lean: leanClient(p) }]));
   const results: Record<string, LoadResult> = {};
   try {
@@ -164,8 +136,7 @@ export async function run(): Promise<object> {
     }
   } finally {
     for (const c of Object.values(clients)) { c.js.close(); c.lean.close(); }
-    child.send('stop');
-    await new Promise((r) => child.once('exit', r));
+    await child.close();
     rmSync(repo, { recursive: true, force: true });
   }
 
@@ -184,5 +155,4 @@ export async function run(): Promise<object> {
   return { results, ratios, http2Wins: wins };
 }
 
-if (process.argv.includes(SERVE_FLAG)) await serve(process.argv[process.argv.indexOf(SERVE_FLAG) + 1]!);
-else if (process.argv[1] === fileURLToPath(import.meta.url)) await run();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run();

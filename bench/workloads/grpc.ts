@@ -4,54 +4,23 @@
  * ModelStreamInfer (decoupled TypeScript model, N responses per request).
  * Targets (PERFORMANCE.md): gRPC c=1 p50 <= 200 us, >= 10k infer/s; >= 50k streamed responses/s.
  *
- * The server runs in a child process (as in production: client and server do not share an
+ * The server runs in a child process (bench/lib spawnServer: client and server do not share an
  * event loop), both on this machine's cores.
  *
  *   node --import tsx bench/workloads/grpc.ts [--seconds 3]
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
-import { loadProtos } from '../../src/frontend/grpc/load-protos.js';
+import { loadProtos } from '../../src/frontend/grpc/index.js';
+import { closedLoop, spawnServer, type ClosedLoopRun } from '../lib/index.js';
 
 const REPO = fileURLToPath(new URL('../../test/fixtures/grpc', import.meta.url));
 
-interface Run { p50Us: number; p99Us: number; perSec: number }
-
-async function measure(seconds: number, concurrency: number, once: () => Promise<unknown>): Promise<Run> {
-  const lat: number[] = [];
-  const warmEnd = performance.now() + 300;
-  while (performance.now() < warmEnd) await once();
-  const end = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      await once();
-      lat.push(performance.now() - t0);
-    }
-  }));
-  lat.sort((a, b) => a - b);
-  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))]! * 1000;
-  return { p50Us: at(0.5), p99Us: at(0.99), perSec: lat.length / seconds };
-}
-
-async function serve(): Promise<void> {
-  const { createServer } = await import('../../src/server/index.js');
-  const { startGrpcServer } = await import('../../src/frontend/grpc/index.js');
-  const { startHttpServer } = await import('../../src/frontend/http/index.js');
-  const { updateLogSettings } = await import('../../src/logger.js');
-  updateLogSettings({ log_info: false });
-  const server = await createServer({ modelRepository: REPO });
-  const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1' });
-  const h = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
-  process.send!({ grpc: g.port, http: h.port });
-  process.on('message', async () => {
-    await g.close();
-    await h.close();
-    await server.close();
-    process.exit(0);
-  });
+/** A closed loop after 300 ms of serial warm-up (connections, JIT). */
+async function measure(seconds: number, concurrency: number, once: () => Promise<unknown>): Promise<ClosedLoopRun> {
+  await closedLoop(0.3, 1, once);
+  return closedLoop(seconds, concurrency, once);
 }
 
 /**
@@ -97,10 +66,10 @@ async function sseRate(port: number, seconds: number, n: number, streamers: numb
 
 async function main(): Promise<Record<string, unknown>[]> {
   const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 3;
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
-  const ports = await new Promise<{ grpc: number; http: number }>((resolve) => child.once('message', resolve as never));
+  const child = await spawnServer({ modelRepository: REPO, grpc: ['grpc-js'] });
+  const httpPort = Number(new URL(child.httpBase).port);
   const pkg = loadPackageDefinition(loadProtos()) as any;
-  const client = new pkg.inference.GRPCInferenceService(`127.0.0.1:${ports.grpc}`, credentials.createInsecure());
+  const client = new pkg.inference.GRPCInferenceService(`127.0.0.1:${child.grpcPorts['grpc-js']}`, credentials.createInsecure());
 
   const data = Buffer.from(new Float32Array(16).fill(1.5).buffer);
   const req = { model_name: 'identity_fp32', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16] }], raw_input_contents: [data] };
@@ -111,7 +80,7 @@ async function main(): Promise<Record<string, unknown>[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const httpOnce = () => new Promise((resolve, reject) => {
     const r = http.request({
-      host: '127.0.0.1', port: ports.http, path: '/v2/models/identity_fp32/infer', method: 'POST', agent,
+      host: '127.0.0.1', port: httpPort, path: '/v2/models/identity_fp32/infer', method: 'POST', agent,
       headers: { 'Content-Type': 'application/octet-stream', 'Inference-Header-Content-Length': header.length, 'Content-Length': body.length },
     }, (res) => {
       res.resume();
@@ -122,7 +91,7 @@ async function main(): Promise<Record<string, unknown>[]> {
   });
 
   const rows: Record<string, unknown>[] = [];
-  const row = (name: string, r: Run) => rows.push({ workload: name, 'p50 µs': Math.round(r.p50Us), 'p99 µs': Math.round(r.p99Us), 'infer/s': Math.round(r.perSec) });
+  const row = (name: string, r: ClosedLoopRun) => rows.push({ workload: name, 'p50 µs': Math.round(r.p50Us), 'p99 µs': Math.round(r.p99Us), 'infer/s': Math.round(r.perSec) });
   const liveOnce = () => new Promise((resolve, reject) => client.ServerLive({}, (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r))));
   row('grpc ServerLive c=1 (transport floor)', await measure(seconds, 1, liveOnce));
   row('grpc identity c=1', await measure(seconds, 1, grpcOnce));
@@ -158,13 +127,13 @@ async function main(): Promise<Record<string, unknown>[]> {
   stream.end();
   rows.push({ workload: `grpc stream, decoupled N=${N}`, 'p50 µs': '-', 'p99 µs': '-', 'infer/s': `${Math.round(responses / secs)} responses/s` });
 
-  const sse = await sseRate(ports.http, seconds, N, 4);
+  const sse = await sseRate(httpPort, seconds, N, 4);
   rows.push({ workload: `http SSE stream, decoupled N=${N}`, 'p50 µs': '-', 'p99 µs': '-', 'infer/s': `${Math.round(sse)} responses/s` });
 
   console.table(rows);
   client.close();
   agent.destroy();
-  child.send('stop');
+  await child.close();
   return rows;
 }
 
@@ -173,5 +142,4 @@ export async function run(): Promise<object> {
   return { rows: await main() };
 }
 
-if (process.argv.includes('--serve')) await serve();
-else if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -9,6 +9,7 @@ import { createServer } from '../../src/server/index.js';
 import { startHttpServer } from '../../src/frontend/http/index.js';
 import { infer, type V2Input } from '../../examples/pipelines/v2-fetch.js';
 import { renderText } from '../../test/pipelines/render-text.js';
+import { closedLoop } from '../lib/index.js';
 
 interface Workload { pipeline: string; steps: string[]; inputs: V2Input[] }
 
@@ -34,21 +35,6 @@ async function stats(url: string, model: string): Promise<StepStat> {
   };
 }
 
-const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-
-async function closedLoop(seconds: number, concurrency: number, call: () => Promise<unknown>): Promise<number[]> {
-  const latencies: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const t = performance.now();
-      await call();
-      latencies.push(performance.now() - t);
-    }
-  }));
-  return latencies;
-}
-
 export interface PipelineReport {
   pipeline: string;
   c1: { requests: number; p50Ms: number; p99Ms: number };
@@ -71,8 +57,8 @@ export async function runPipelinesBench(seconds = 2): Promise<PipelineReport[]> 
       const c8 = await closedLoop(seconds, 8, call);
       reports.push({
         pipeline: w.pipeline,
-        c1: { requests: c1.length, p50Ms: pct(c1, 50), p99Ms: pct(c1, 99) },
-        c8: { requestsPerSecond: c8.length / seconds, p50Ms: pct(c8, 50) },
+        c1: { requests: c1.latenciesMs.length, p50Ms: c1.p50Us / 1000, p99Ms: c1.p99Us / 1000 },
+        c8: { requestsPerSecond: c8.perSec, p50Ms: c8.p50Us / 1000 },
         // statistics are cumulative: the c=1 phase is the difference of two snapshots
         steps: w.steps.map((model, i) => {
           const d = (k: keyof StepStat) => after[i][k] - before[i][k];

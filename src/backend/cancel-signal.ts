@@ -22,7 +22,7 @@ export class CancelSource implements CancelSignal {
     return this;
   }
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (this.aborted) return;
     (this.#listeners ??= []).push(listener);
   }

@@ -103,6 +103,9 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const httpPort = portFlag('http-port', f['http-port'], 8000);
   const grpcPort = portFlag('grpc-port', f['grpc-port'], 8001);
   const metricsPort = portFlag('metrics-port', f['metrics-port'], 8002);
+  const httpHost = String(f['http-address'] ?? '0.0.0.0');
+  const grpcHost = String(f['grpc-address'] ?? '0.0.0.0');
+  const metricsHost = String(f['metrics-address'] ?? '0.0.0.0');
   const shmEnabled = boolFlag('enable-system-shared-memory', f['enable-system-shared-memory'], false);
   const allowHttp = boolFlag('allow-http', f['allow-http'], true);
   const allowGrpc = boolFlag('allow-grpc', f['allow-grpc'], true);
@@ -141,24 +144,24 @@ export async function serve(argv: readonly string[]): Promise<number> {
   try {
     if (allowHttp) {
       const h = await startHttpServer(server, {
-        port: httpPort, host: String(f['http-address'] ?? '0.0.0.0'), bodyLimit,
+        port: httpPort, host: httpHost, bodyLimit,
         ...(sharedMemory ? { sharedMemory } : {}),
       });
       closers.push(h.close);
-      log.info(`HTTP (KServe v2) listening on ${String(f['http-address'] ?? '0.0.0.0')}:${h.port}`);
+      log.info(`HTTP (KServe v2) listening on ${httpHost}:${h.port}`);
     }
     if (allowGrpc) {
       const g = await (grpcImpl === 'http2' ? startGrpcH2Server : startGrpcServer)(server, {
-        port: grpcPort, host: String(f['grpc-address'] ?? '0.0.0.0'), maxMessageBytes: grpcMaxBytes,
+        port: grpcPort, host: grpcHost, maxMessageBytes: grpcMaxBytes,
         ...(sharedMemory ? { sharedMemory } : {}),
       });
       closers.push(g.close);
-      log.info(`gRPC (inference.GRPCInferenceService) listening on ${String(f['grpc-address'] ?? '0.0.0.0')}:${g.port}`);
+      log.info(`gRPC (inference.GRPCInferenceService) listening on ${grpcHost}:${g.port}`);
     }
     if (allowMetrics) {
-      const m = await startMetricsServer(server, { port: metricsPort, host: String(f['metrics-address'] ?? '0.0.0.0'), config: metricsConfig });
+      const m = await startMetricsServer(server, { port: metricsPort, host: metricsHost, config: metricsConfig });
       closers.push(m.close);
-      log.info(`metrics listening on ${String(f['metrics-address'] ?? '0.0.0.0')}:${m.port}/metrics`);
+      log.info(`metrics listening on ${metricsHost}:${m.port}/metrics`);
     }
   } catch (e) {
     // A front end that cannot start (port in use) must not leave the others holding the process.

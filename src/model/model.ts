@@ -3,7 +3,7 @@ import { CancelSource, type BackendInstance, type BackendModel, type CancelSigna
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
-import { fromConfigType, type Tensor } from '../tensor/index.js';
+import type { Tensor } from '../tensor/index.js';
 import { classify } from './classification.js';
 import type { FailureReason, ModelStatistics } from './statistics.js';
 import { StatsCollector } from './stats-collector.js';
@@ -190,7 +190,8 @@ class ModelWorkItem implements WorkItem {
   firstResponseAt?: number;
   timings?: ExecuteTimings;
   #batchEnded = false;
-  #pendingRecord?: { success: boolean; reason?: FailureReason };
+  /** A success finished before its batch ended: recorded at batchEnded, once timings are known. */
+  #recordAtBatchEnd = false;
 
   constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: Tensor[], batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number) {
     this.#model = model;
@@ -221,9 +222,9 @@ class ModelWorkItem implements WorkItem {
   batchEnded(t: ExecuteTimings | undefined): void {
     if (t) this.timings = t;
     this.#batchEnded = true;
-    if (this.#pendingRecord) {
-      this.#model.record(this, this.#pendingRecord.success, this.#pendingRecord.reason);
-      this.#pendingRecord = undefined;
+    if (this.#recordAtBatchEnd) {
+      this.#recordAtBatchEnd = false;
+      this.#model.record(this, true, undefined);
     }
   }
 
@@ -268,12 +269,7 @@ class ModelWorkItem implements WorkItem {
   #finish(success: boolean, reason: FailureReason | undefined): void {
     this.done = true;
     this.#unlink?.();
-    if (this.startedAt !== undefined && !this.#batchEnded && success) this.#pendingRecord = { success, ...(reason ? { reason } : {}) };
+    if (success && this.startedAt !== undefined && !this.#batchEnded) this.#recordAtBatchEnd = true;
     else this.#model.record(this, success, reason);
   }
-}
-
-/** Datatype of a config input, for warmup and metadata. */
-export function inputDatatype(i: ModelInput) {
-  return fromConfigType(i.data_type);
 }

@@ -8,28 +8,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { TributaryError } from '../../src/errors.js';
-import { createServer, inferOnce, type Server, type ServerOptions } from '../../src/server/index.js';
+import { inferOnce, type Server, type ServerOptions } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
 import { testModelPath } from '../../scripts/build-test-models.js';
+import { expectError } from '../helpers/expect-error.js';
+import { ECHO_CONFIG, int32s, simpleConfig } from '../helpers/model-configs.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { withServer } from '../helpers/with-server.js';
 import { ADD_CONST_CONFIG, addConstModel } from './add-const-model.js';
-
-const SIMPLE = `
-name: "simple"
-platform: "onnxruntime_onnx"
-max_batch_size: 8
-input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
-`;
-
-const ECHO = `
-name: "echo"
-backend: "identity"
-max_batch_size: 8
-input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]
-output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] } ]
-`;
 
 /** SUM = echo(simple.OUTPUT0) = A + B. */
 const chain = (name: string) => `
@@ -62,8 +48,8 @@ ensemble_scheduling {
 
 function makeRepo(): TempRepo {
   const repo = tempRepo({
-    'simple/config.pbtxt': SIMPLE,
-    'echo/config.pbtxt': ECHO,
+    'simple/config.pbtxt': simpleConfig(),
+    'echo/config.pbtxt': ECHO_CONFIG,
     'echo/1/.keep': '',
     'chain/config.pbtxt': chain('chain'),
     'diff/config.pbtxt': DIFF,
@@ -78,28 +64,17 @@ function makeRepo(): TempRepo {
 /** Directories the repository writes load-request files to. */
 const scratchDirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith('tributary-load-')).map((d) => join(tmpdir(), d));
 
-async function withServer(opts: Omit<ServerOptions, 'modelRepository'>, body: (s: Server, repo: TempRepo) => Promise<void>): Promise<void> {
+/** A server over a fresh copy of the repository above; both go when body ends. */
+async function withRepo(opts: Omit<ServerOptions, 'modelRepository'>, body: (s: Server) => Promise<void>): Promise<void> {
   const repo = makeRepo();
-  const server = await createServer({ modelRepository: repo.dir, ...opts });
   try {
-    await body(server, repo);
+    await withServer({ modelRepository: repo.dir, ...opts }, body);
   } finally {
-    await server.close();
     repo.remove();
   }
 }
 
-async function expectError(p: Promise<unknown>): Promise<TributaryError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof TributaryError, `expected a TributaryError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected an error');
-}
-
-const ints = (f: (i: number) => number) => Int32Array.from({ length: 16 }, (_, i) => f(i));
+const ints = (f: (i: number) => number) => int32s(16, f);
 
 async function runChain(server: Server, model = 'chain'): Promise<number[]> {
   const res = await inferOnce(server, {
@@ -115,7 +90,7 @@ async function states(server: Server): Promise<Record<string, string>> {
 }
 
 test("mode 'none' loads every model at start and refuses load/unload with a clear UNAVAILABLE error", async () => {
-  await withServer({}, async (server) => {
+  await withRepo({}, async (server) => {
     assert.deepEqual(await states(server), {
       'addk@2': 'READY', broken_chain: 'UNAVAILABLE', 'chain@1': 'READY', 'diff@1': 'READY', 'echo@1': 'READY', 'simple@1': 'READY',
     });
@@ -132,7 +107,7 @@ test("mode 'none' loads every model at start and refuses load/unload with a clea
 });
 
 test("mode 'explicit' loads only --load-model models; '*' loads all", async () => {
-  await withServer({ modelControlMode: 'explicit', loadModels: ['addk'] }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit', loadModels: ['addk'] }, async (server) => {
     const s = await states(server);
     assert.equal(s['addk@2'], 'READY');
     for (const name of ['simple', 'echo', 'chain', 'diff']) assert.equal(s[name], 'UNAVAILABLE', `${name} is listed but not loaded`);
@@ -141,7 +116,7 @@ test("mode 'explicit' loads only --load-model models; '*' loads all", async () =
     const e = await expectError(inferOnce(server, { model: 'simple', inputs: [] }));
     assert.equal(e.kind, 'UNAVAILABLE');
   });
-  await withServer({ modelControlMode: 'explicit', loadModels: ['*'] }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit', loadModels: ['*'] }, async (server) => {
     const s = await states(server);
     assert.equal(s['chain@1'], 'READY');
     assert.equal(s['simple@1'], 'READY');
@@ -150,7 +125,7 @@ test("mode 'explicit' loads only --load-model models; '*' loads all", async () =
 });
 
 test('explicit: --load-model of an unknown model is reported at start and keeps the server not ready', async () => {
-  await withServer({ modelControlMode: 'explicit', loadModels: ['addk', 'ghost'] }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit', loadModels: ['addk', 'ghost'] }, async (server) => {
     const ghost = (await server.repositoryIndex()).find((m) => m.name === 'ghost')!;
     assert.equal(ghost.state, 'UNAVAILABLE');
     assert.match(ghost.reason, /not found in the model repository/);
@@ -160,7 +135,7 @@ test('explicit: --load-model of an unknown model is reported at start and keeps 
 });
 
 test('explicit: loading an ensemble loads its composing models; unload_dependents unloads them unless still used', async () => {
-  await withServer({ modelControlMode: 'explicit' }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit' }, async (server) => {
     await server.loadModel('chain');
     assert.equal(server.modelReady('simple'), true);
     assert.equal(server.modelReady('echo'), true);
@@ -192,7 +167,7 @@ test('explicit: loading an ensemble loads its composing models; unload_dependent
 });
 
 test('explicit: an ensemble with an unknown step fails to load naming the step', async () => {
-  await withServer({ modelControlMode: 'explicit' }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit' }, async (server) => {
     const e = await expectError(server.loadModel('broken_chain'));
     assert.match(e.message, /no_such_step/);
     const entry = (await server.repositoryIndex()).find((m) => m.name === 'broken_chain')!;
@@ -202,7 +177,7 @@ test('explicit: an ensemble with an unknown step fails to load naming the step',
 });
 
 test('explicit: unknown model load is NOT_FOUND and leaves no trace; unknown unload is NOT_FOUND', async () => {
-  await withServer({ modelControlMode: 'explicit' }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit' }, async (server) => {
     const e = await expectError(server.loadModel('ghost'));
     assert.equal(e.kind, 'NOT_FOUND');
     assert.match(e.message, /'ghost'/);
@@ -213,7 +188,7 @@ test('explicit: unknown model load is NOT_FOUND and leaves no trace; unknown unl
 });
 
 test('explicit: load with a JSON config override replaces the config on disk', async () => {
-  await withServer({ modelControlMode: 'explicit' }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit' }, async (server) => {
     await server.loadModel('addk');
     assert.deepEqual(server.modelMetadata('addk').versions, ['2']);
     const override = {
@@ -236,7 +211,7 @@ test('explicit: load with a JSON config override replaces the config on disk', a
 });
 
 test('explicit: load a model that exists only in the request (config + files), then unload it', async () => {
-  await withServer({ modelControlMode: 'explicit' }, async (server) => {
+  await withRepo({ modelControlMode: 'explicit' }, async (server) => {
     // The bytes travel base64-encoded on the wire; the server API receives the decoded bytes.
     const onnx = Buffer.from(Buffer.from(readFileSync(testModelPath('simple.onnx'))).toString('base64'), 'base64');
     const config = {

@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TributaryError } from '../../src/errors.js';
-import { createServer, inferOnce, type LocalServer } from '../../src/server/index.js';
+import { inferOnce, type LocalServer, type ServerOptions } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
+import { expectError } from '../helpers/expect-error.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { withServer } from '../helpers/with-server.js';
 import { ADD_CONST_CONFIG, addConstModel } from './add-const-model.js';
 
 /** Echo with a delay per execution, so requests are really in flight while the poll reloads. */
@@ -25,10 +27,23 @@ instance_group [ { count: 4 kind: KIND_CPU } ]
 parameters [ { key: "execute_delay_ms" value: { string_value: "15" } } ]
 `;
 
-function makeRepo(): TempRepo {
+/**
+ * A server over a fresh repository (addk version 1 and the slow echo, plus whatever `prepare`
+ * writes before the server starts); both go when body ends.
+ */
+async function withRepo(
+  options: Omit<ServerOptions, 'modelRepository'>,
+  body: (server: LocalServer, repo: TempRepo) => Promise<void>,
+  prepare?: (repo: TempRepo) => void,
+): Promise<void> {
   const repo = tempRepo({ 'addk/config.pbtxt': ADD_CONST_CONFIG('addk'), 'steady/config.pbtxt': SLOW_ECHO, 'steady/1/.keep': '' });
   repo.file('addk/1/model.onnx', addConstModel(1));
-  return repo;
+  try {
+    prepare?.(repo);
+    await withServer({ modelRepository: repo.dir, ...options }, (server) => body(server, repo));
+  } finally {
+    repo.remove();
+  }
 }
 
 async function addK(server: LocalServer, version?: string): Promise<{ version: string; k: number }> {
@@ -45,9 +60,7 @@ async function echo(server: LocalServer, i: number): Promise<void> {
 }
 
 test('poll(): a changed config, an added version, a new model and a removed model are applied', async () => {
-  const repo = makeRepo();
-  const server = await createServer({ modelRepository: repo.dir, modelControlMode: 'poll', repositoryPollSecs: 0 });
-  try {
+  await withRepo({ modelControlMode: 'poll', repositoryPollSecs: 0 }, async (server, repo) => {
     assert.deepEqual(await addK(server), { version: '1', k: 1 });
     await server.poll(); // nothing changed: nothing reloads
     assert.deepEqual(await addK(server), { version: '1', k: 1 });
@@ -79,27 +92,15 @@ test('poll(): a changed config, an added version, a new model and a removed mode
     rmSync(join(repo.dir, 'plus9'), { recursive: true });
     await server.poll();
     assert.equal(server.modelReady('plus9'), false);
-    try {
-      await inferOnce(server, { model: 'plus9', inputs: [createTensor('x', 'FP32', [1, 4], new Float32Array(4))] });
-      assert.fail('plus9 was removed');
-    } catch (e) {
-      assert.ok(e instanceof TributaryError);
-      assert.ok(e.kind === 'UNAVAILABLE' || e.kind === 'NOT_FOUND', e.message);
-    }
+    const gone = await expectError(inferOnce(server, { model: 'plus9', inputs: [createTensor('x', 'FP32', [1, 4], new Float32Array(4))] }));
+    assert.ok(gone.kind === 'UNAVAILABLE' || gone.kind === 'NOT_FOUND', gone.message);
     // Load/unload requests are refused in poll mode (Triton's rule).
     await assert.rejects(server.loadModel('addk'), (e: TributaryError) => e.kind === 'UNAVAILABLE' && /polling/.test(e.message));
-  } finally {
-    await server.close();
-    repo.remove();
-  }
+  });
 });
 
 test('poll(): removing a model that failed to load clears it, and the server is ready again', async () => {
-  const repo = makeRepo();
-  repo.file('broken/config.pbtxt', ADD_CONST_CONFIG('broken', 'bogus_field: 1'));
-  repo.file('broken/1/model.onnx', addConstModel(5));
-  const server = await createServer({ modelRepository: repo.dir, modelControlMode: 'poll', repositoryPollSecs: 0 });
-  try {
+  await withRepo({ modelControlMode: 'poll', repositoryPollSecs: 0 }, async (server, repo) => {
     assert.equal(server.isReady(), false);
     assert.match((await server.repositoryIndex()).find((m) => m.name === 'broken')!.reason, /bogus_field/);
     // Fixing the config on disk loads it at the next poll.
@@ -123,16 +124,14 @@ test('poll(): removing a model that failed to load clears it, and the server is 
     await server.poll();
     assert.equal((await server.repositoryIndex()).some((m) => m.name === 'gone'), false);
     assert.equal(server.isReady(), true);
-  } finally {
-    await server.close();
-    repo.remove();
-  }
+  }, (repo) => {
+    repo.file('broken/config.pbtxt', ADD_CONST_CONFIG('broken', 'bogus_field: 1'));
+    repo.file('broken/1/model.onnx', addConstModel(5));
+  });
 });
 
 test('repositoryPollSecs: the timer applies a change without an explicit poll', async () => {
-  const repo = makeRepo();
-  const server = await createServer({ modelRepository: repo.dir, modelControlMode: 'poll', repositoryPollSecs: 1 });
-  try {
+  await withRepo({ modelControlMode: 'poll', repositoryPollSecs: 1 }, async (server, repo) => {
     repo.file('addk/3/model.onnx', addConstModel(3));
     const deadline = Date.now() + 8000;
     let got = await addK(server);
@@ -141,27 +140,17 @@ test('repositoryPollSecs: the timer applies a change without an explicit poll', 
       got = await addK(server);
     }
     assert.deepEqual(got, { version: '3', k: 3 });
-  } finally {
-    await server.close();
-    repo.remove();
-  }
+  });
 });
 
 test('poll() outside poll mode is refused with UNAVAILABLE', async () => {
-  const repo = makeRepo();
-  const server = await createServer({ modelRepository: repo.dir });
-  try {
+  await withRepo({}, async (server) => {
     await assert.rejects(server.poll(), (e: TributaryError) => e.kind === 'UNAVAILABLE' && /only available with model control mode 'poll'/.test(e.message));
-  } finally {
-    await server.close();
-    repo.remove();
-  }
+  });
 });
 
 test('requests in flight during a reload are not dropped (to other models, nor to the reloaded one)', async () => {
-  const repo = makeRepo();
-  const server = await createServer({ modelRepository: repo.dir, modelControlMode: 'poll', repositoryPollSecs: 0 });
-  try {
+  await withRepo({ modelControlMode: 'poll', repositoryPollSecs: 0 }, async (server, repo) => {
     let stop = false;
     let echoed = 0;
     const seenK = new Set<number>();
@@ -190,8 +179,5 @@ test('requests in flight during a reload are not dropped (to other models, nor t
     assert.ok([...seenK].every((k) => [1, 2, 3, 4].includes(k)));
     const steady = server.modelStatistics('steady').model_stats[0]!;
     assert.equal(steady.inference_stats.fail.count, 0);
-  } finally {
-    await server.close();
-    repo.remove();
-  }
+  });
 });

@@ -5,43 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TributaryError } from '../../src/errors.js';
 import type { RequestRecord } from '../../src/model/index.js';
 import { createServer, inferOnce, type Server } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
+import { expectError } from '../helpers/expect-error.js';
+import { int32s, simpleConfig } from '../helpers/model-configs.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { withServer } from '../helpers/with-server.js';
 import { ADD_CONST_CONFIG, addConstModel } from './add-const-model.js';
 
-const SIMPLE = (extra = '', out0 = '') => `
-name: "simple"
-platform: "onnxruntime_onnx"
-max_batch_size: 8
-input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 16 ] ${out0} }, { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
-${extra}
-`;
-
-async function withServer(repo: TempRepo | string[], opts: Partial<Parameters<typeof createServer>[0]>, body: (s: Server) => Promise<void>): Promise<void> {
-  const server = await createServer({ modelRepository: Array.isArray(repo) ? repo : repo.dir, ...opts });
-  try {
-    await body(server);
-  } finally {
-    await server.close();
-  }
-}
-
-async function expectError(p: Promise<unknown>): Promise<TributaryError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof TributaryError, `expected a TributaryError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected an error');
-}
-
 const x4 = (rows: number, f: (i: number) => number) => createTensor('x', 'FP32', [rows, 4], Float32Array.from({ length: rows * 4 }, (_, i) => f(i)));
-const ints = (n: number, f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));
 
 async function addK(server: Server, model: string, version?: string): Promise<{ version: string; k: number }> {
   const input = x4(2, (i) => i * 0.5);
@@ -53,22 +26,22 @@ async function addK(server: Server, model: string, version?: string): Promise<{ 
 }
 
 test('several repositories serve together; each model infers from its own repository', async () => {
-  const a = tempRepo({ 'simple/config.pbtxt': SIMPLE() });
+  const a = tempRepo({ 'simple/config.pbtxt': simpleConfig() });
   a.onnx('simple', 'simple.onnx');
   const b = tempRepo();
   b.onnx('ident', 'identity_fp32.onnx'); // no config: auto-completed
   b.file('plus/config.pbtxt', ADD_CONST_CONFIG('plus'));
   b.file('plus/1/model.onnx', addConstModel(7));
   try {
-    await withServer([a.dir, b.dir], {}, async (server) => {
+    await withServer({ modelRepository: [a.dir, b.dir] }, async (server) => {
       assert.equal(server.isReady(), true);
       const index = await server.repositoryIndex();
       assert.deepEqual(index.map((m) => [m.name, m.state]), [['ident', 'READY'], ['plus', 'READY'], ['simple', 'READY']]);
       const r = await inferOnce(server, {
         model: 'simple',
-        inputs: [createTensor('INPUT0', 'INT32', [1, 16], ints(16, (i) => i)), createTensor('INPUT1', 'INT32', [1, 16], ints(16, () => 3))],
+        inputs: [createTensor('INPUT0', 'INT32', [1, 16], int32s(16, (i) => i)), createTensor('INPUT1', 'INT32', [1, 16], int32s(16, () => 3))],
       });
-      assert.deepEqual([...(r.outputs.find((t) => t.name === 'OUTPUT0')!.data as Int32Array)], [...ints(16, (i) => i + 3)]);
+      assert.deepEqual([...(r.outputs.find((t) => t.name === 'OUTPUT0')!.data as Int32Array)], [...int32s(16, (i) => i + 3)]);
       const v = Float32Array.from({ length: 16 }, (_, i) => i / 3);
       const id = await inferOnce(server, { model: 'ident', inputs: [createTensor('INPUT0', 'FP32', [1, 16], v)] });
       assert.deepEqual([...(id.outputs[0]!.data as Float32Array)], [...v]);
@@ -81,9 +54,9 @@ test('several repositories serve together; each model infers from its own reposi
 });
 
 test('the same model name in two repositories is a clear error naming both directories', async () => {
-  const a = tempRepo({ 'simple/config.pbtxt': SIMPLE() });
+  const a = tempRepo({ 'simple/config.pbtxt': simpleConfig() });
   a.onnx('simple', 'simple.onnx');
-  const b = tempRepo({ 'simple/config.pbtxt': SIMPLE() });
+  const b = tempRepo({ 'simple/config.pbtxt': simpleConfig() });
   b.onnx('simple', 'simple.onnx');
   try {
     const e = await expectError(createServer({ modelRepository: [a.dir, b.dir] }));
@@ -111,7 +84,7 @@ function versionedRepo(policy: string): TempRepo {
 test('version_policy: default serves only the highest version', async () => {
   const repo = versionedRepo('');
   try {
-    await withServer(repo, {}, async (server) => {
+    await withServer({ modelRepository: repo.dir }, async (server) => {
       assert.deepEqual(await addK(server, 'addk'), { version: '3', k: 30 });
       assert.deepEqual(server.modelMetadata('addk').versions, ['3']);
       const e = await expectError(inferOnce(server, { model: 'addk', version: '1', inputs: [x4(1, () => 0)] }));
@@ -134,7 +107,7 @@ test('version_policy: latest 2, all and specific; a version can be asked for; de
   for (const [policy, served, highest] of cases) {
     const repo = versionedRepo(policy);
     try {
-      await withServer(repo, {}, async (server) => {
+      await withServer({ modelRepository: repo.dir }, async (server) => {
         assert.deepEqual(server.modelMetadata('addk').versions, served, policy);
         const index = (await server.repositoryIndex()).filter((m) => m.name === 'addk');
         assert.deepEqual(index.map((m) => [m.version, m.state]), served.map((v) => [v, 'READY']), policy);
@@ -155,7 +128,7 @@ test('version_policy: latest 2, all and specific; a version can be asked for; de
 test('a model without a version folder is UNAVAILABLE with a reason', async () => {
   const repo = tempRepo({ 'empty/config.pbtxt': ADD_CONST_CONFIG('empty') });
   try {
-    await withServer(repo, {}, async (server) => {
+    await withServer({ modelRepository: repo.dir }, async (server) => {
       const entry = (await server.repositoryIndex()).find((m) => m.name === 'empty')!;
       assert.equal(entry.state, 'UNAVAILABLE');
       assert.match(entry.reason, /no version directory/);
@@ -174,7 +147,7 @@ test('config-less models are auto-completed, including symbolic (paddle2onnx-sty
   repo.onnx('p2o', 'p2o_dims.onnx');
   repo.onnx('fixed', 'fixed_shape.onnx');
   try {
-    await withServer(repo, {}, async (server) => {
+    await withServer({ modelRepository: repo.dir }, async (server) => {
       const cfg = server.modelConfig('p2o');
       assert.equal(cfg.max_batch_size, 4, 'symbolic first dim = batchable');
       assert.equal(cfg.platform, 'onnxruntime_onnx');
@@ -196,11 +169,11 @@ test('config-less models are auto-completed, including symbolic (paddle2onnx-sty
 });
 
 test('--strict-model-config=true refuses a config-less model but serves complete configs', async () => {
-  const repo = tempRepo({ 'simple/config.pbtxt': SIMPLE() });
+  const repo = tempRepo({ 'simple/config.pbtxt': simpleConfig() });
   repo.onnx('simple', 'simple.onnx');
   repo.onnx('bare', 'identity_fp32.onnx');
   try {
-    await withServer(repo, { strictModelConfig: true }, async (server) => {
+    await withServer({ modelRepository: repo.dir, strictModelConfig: true }, async (server) => {
       const index = await server.repositoryIndex();
       const bare = index.find((m) => m.name === 'bare')!;
       assert.equal(bare.state, 'UNAVAILABLE');
@@ -215,13 +188,13 @@ test('--strict-model-config=true refuses a config-less model but serves complete
 });
 
 test('a config that disagrees with the ONNX graph is UNAVAILABLE with a reason naming both', async () => {
-  const wrongType = SIMPLE().replace('name: "INPUT1" data_type: TYPE_INT32', 'name: "INPUT1" data_type: TYPE_FP32');
+  const wrongType = simpleConfig().replace('name: "INPUT1" data_type: TYPE_INT32', 'name: "INPUT1" data_type: TYPE_FP32');
   const wrongDims = ADD_CONST_CONFIG('dims').replace('name: "y" data_type: TYPE_FP32 dims: [ 4 ]', 'name: "y" data_type: TYPE_FP32 dims: [ 5 ]');
   const repo = tempRepo({ 'simple/config.pbtxt': wrongType, 'dims/config.pbtxt': wrongDims });
   repo.onnx('simple', 'simple.onnx');
   repo.file('dims/1/model.onnx', addConstModel(1));
   try {
-    await withServer(repo, {}, async (server) => {
+    await withServer({ modelRepository: repo.dir }, async (server) => {
       const index = await server.repositoryIndex();
       const simple = index.find((m) => m.name === 'simple')!;
       assert.equal(simple.state, 'UNAVAILABLE');
@@ -239,16 +212,16 @@ test('a config that disagrees with the ONNX graph is UNAVAILABLE with a reason n
 test('label_filename: classification answers carry the labels', async () => {
   const labels = Array.from({ length: 16 }, (_, i) => `class_${String.fromCharCode(97 + i)}`);
   const repo = tempRepo({
-    'simple/config.pbtxt': SIMPLE('', 'label_filename: "labels.txt"'),
+    'simple/config.pbtxt': simpleConfig('', 'label_filename: "labels.txt"'),
     'simple/labels.txt': labels.join('\n') + '\n',
   });
   repo.onnx('simple', 'simple.onnx');
   try {
-    await withServer(repo, {}, async (server) => {
-      const a = ints(32, (i) => (i * 7) % 16);
+    await withServer({ modelRepository: repo.dir }, async (server) => {
+      const a = int32s(32, (i) => (i * 7) % 16);
       const res = await inferOnce(server, {
         model: 'simple',
-        inputs: [createTensor('INPUT0', 'INT32', [2, 16], a), createTensor('INPUT1', 'INT32', [2, 16], ints(32, () => 1))],
+        inputs: [createTensor('INPUT0', 'INT32', [2, 16], a), createTensor('INPUT1', 'INT32', [2, 16], int32s(32, () => 1))],
         outputs: [{ name: 'OUTPUT0', parameters: { classification: 3 } }, { name: 'OUTPUT1', parameters: { classification: 1 } }],
       });
       const text = (name: string) => (res.outputs.find((t) => t.name === name)!.data as Uint8Array[]).map((b) => new TextDecoder().decode(b));
@@ -270,10 +243,10 @@ test('label_filename: classification answers carry the labels', async () => {
 });
 
 test('a missing label file makes the model UNAVAILABLE naming the file', async () => {
-  const repo = tempRepo({ 'simple/config.pbtxt': SIMPLE('', 'label_filename: "nope.txt"') });
+  const repo = tempRepo({ 'simple/config.pbtxt': simpleConfig('', 'label_filename: "nope.txt"') });
   repo.onnx('simple', 'simple.onnx');
   try {
-    await withServer(repo, {}, async (server) => {
+    await withServer({ modelRepository: repo.dir }, async (server) => {
       const e = (await server.repositoryIndex()).find((m) => m.name === 'simple')!;
       assert.equal(e.state, 'UNAVAILABLE');
       assert.match(e.reason, /output 'OUTPUT0': label file 'nope\.txt' not found/);
@@ -302,13 +275,13 @@ model_warmup [
 
 test('model_warmup (zero_data, random_data) runs through onnxruntime before the model is READY', async () => {
   const repo = tempRepo({
-    'simple/config.pbtxt': SIMPLE(WARMUP_OK),
-    'bad_warm/config.pbtxt': SIMPLE(WARMUP_BAD).replace('name: "simple"', 'name: "bad_warm"'),
+    'simple/config.pbtxt': simpleConfig(WARMUP_OK),
+    'bad_warm/config.pbtxt': simpleConfig(WARMUP_BAD).replace('name: "simple"', 'name: "bad_warm"'),
   });
   repo.onnx('simple', 'simple.onnx');
   repo.onnx('bad_warm', 'simple.onnx');
   try {
-    await withServer(repo, { modelControlMode: 'explicit' }, async (server) => {
+    await withServer({ modelRepository: repo.dir, modelControlMode: 'explicit' }, async (server) => {
       const seen: Array<{ rec: RequestRecord; readyThen: boolean }> = [];
       server.addListener({ onRequest: (rec) => seen.push({ rec, readyThen: server.modelReady(rec.model) }) });
       await server.loadModel('simple');

@@ -2,17 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createServer, inferOnce, type Server } from '../../src/server/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';
-import { TributaryError } from '../../src/errors.js';
 import { mlpForward, mlpWeights } from '../../scripts/onnx/index.js';
+import { expectError } from '../helpers/expect-error.js';
+import { ECHO_CONFIG, int32s, simpleConfig } from '../helpers/model-configs.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
-
-const SIMPLE = `
-name: "simple"
-platform: "onnxruntime_onnx"
-max_batch_size: 8
-input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
-`;
 
 const CHAIN = `
 name: "chain"
@@ -29,21 +22,13 @@ ensemble_scheduling {
 }
 `;
 
-const ECHO = `
-name: "echo"
-backend: "identity"
-max_batch_size: 8
-input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]
-output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] } ]
-`;
-
 let repo: TempRepo;
 let server: Server;
 
 before(async () => {
   repo = tempRepo({
-    'simple/config.pbtxt': SIMPLE,
-    'echo/config.pbtxt': ECHO,
+    'simple/config.pbtxt': simpleConfig(),
+    'echo/config.pbtxt': ECHO_CONFIG,
     'echo/1/.keep': '',
     'chain/config.pbtxt': CHAIN,
     'broken/config.pbtxt': 'name: "broken"\nbackend: "identity"\nmax_batch_size: 2\nbogus_field: 3\n',
@@ -59,11 +44,9 @@ after(async () => {
   repo.remove();
 });
 
-const ints = (n: number, f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));
-
 test('simple: sums and differences computed by onnxruntime, batched [2,16]', async () => {
-  const a = ints(32, (i) => i);
-  const b = ints(32, (i) => 100 - i);
+  const a = int32s(32, (i) => i);
+  const b = int32s(32, (i) => 100 - i);
   const res = await inferOnce(server, {
     model: 'simple', id: 'r1',
     inputs: [createTensor('INPUT0', 'INT32', [2, 16], a), createTensor('INPUT1', 'INT32', [2, 16], b)],
@@ -80,7 +63,7 @@ test('simple: sums and differences computed by onnxruntime, batched [2,16]', asy
 test('requested outputs only, and classification of an output', async () => {
   const res = await inferOnce(server, {
     model: 'simple',
-    inputs: [createTensor('INPUT0', 'INT32', [1, 16], ints(16, (i) => i)), createTensor('INPUT1', 'INT32', [1, 16], ints(16, () => 1))],
+    inputs: [createTensor('INPUT0', 'INT32', [1, 16], int32s(16, (i) => i)), createTensor('INPUT1', 'INT32', [1, 16], int32s(16, () => 1))],
     outputs: [{ name: 'OUTPUT1', parameters: { classification: 2 } }],
   });
   assert.equal(res.outputs.length, 1);
@@ -104,34 +87,26 @@ test('auto-completed MLP: config from the ONNX graph, outputs match a plain-JS f
 test('a two-step pipeline passes tensors between steps', async () => {
   const res = await inferOnce(server, {
     model: 'chain',
-    inputs: [createTensor('A', 'INT32', [1, 16], ints(16, (i) => i)), createTensor('B', 'INT32', [1, 16], ints(16, (i) => 2 * i))],
+    inputs: [createTensor('A', 'INT32', [1, 16], int32s(16, (i) => i)), createTensor('B', 'INT32', [1, 16], int32s(16, (i) => 2 * i))],
   });
   assert.deepEqual(res.outputs.map((t) => t.name), ['SUM']);
-  assert.deepEqual([...(res.outputs[0]!.data as Int32Array)], [...ints(16, (i) => 3 * i)]);
+  assert.deepEqual([...(res.outputs[0]!.data as Int32Array)], [...int32s(16, (i) => 3 * i)]);
   assert.equal(server.modelReady('chain'), true);
 });
 
 test('bad requests fail with catalog errors naming model and tensor', async () => {
-  const bad = async (inputs: Tensor[], model = 'simple') => {
-    try {
-      await inferOnce(server, { model, inputs });
-    } catch (e) {
-      assert.ok(e instanceof TributaryError);
-      return e;
-    }
-    assert.fail('expected an error');
-  };
-  const one = createTensor('INPUT0', 'INT32', [1, 16], ints(16, () => 0));
+  const bad = (inputs: Tensor[], model = 'simple') => expectError(inferOnce(server, { model, inputs }));
+  const one = createTensor('INPUT0', 'INT32', [1, 16], int32s(16, () => 0));
   let e = await bad([one]);
   assert.equal(e.kind, 'INVALID_ARG');
   assert.match(e.message, /'simple'.*missing required input 'INPUT1'/);
   e = await bad([one, createTensor('INPUT1', 'FP32', [1, 16], new Float32Array(16))]);
   assert.match(e.message, /'INPUT1'.*expects datatype INT32, got FP32/);
-  e = await bad([one, createTensor('INPUT1', 'INT32', [1, 8], ints(8, () => 0))]);
+  e = await bad([one, createTensor('INPUT1', 'INT32', [1, 8], int32s(8, () => 0))]);
   assert.match(e.message, /'INPUT1'.*shape \[1,8\].*\[-1,16\]/);
-  e = await bad([createTensor('INPUT0', 'INT32', [9, 16], ints(144, () => 0)), createTensor('INPUT1', 'INT32', [9, 16], ints(144, () => 0))]);
+  e = await bad([createTensor('INPUT0', 'INT32', [9, 16], int32s(144, () => 0)), createTensor('INPUT1', 'INT32', [9, 16], int32s(144, () => 0))]);
   assert.match(e.message, /batch-size 9 must be <= 8/);
-  e = await bad([one, createTensor('NOPE', 'INT32', [1, 16], ints(16, () => 0))]);
+  e = await bad([one, createTensor('NOPE', 'INT32', [1, 16], int32s(16, () => 0))]);
   assert.match(e.message, /unexpected inference input 'NOPE'/);
   e = await bad([one], 'nosuch');
   assert.equal(e.kind, 'NOT_FOUND');

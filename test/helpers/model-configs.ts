@@ -1,0 +1,25 @@
+/**
+ * Config texts that several end-to-end tests serve. `simple` runs build/models/simple.onnx
+ * (OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 - INPUT1 over INT32 [batch, 16]); `echo` is the
+ * identity backend over INT32 [batch, -1].
+ */
+
+/** `extra` is appended to the config; `out0` goes inside OUTPUT0's braces (e.g. a label file). */
+export const simpleConfig = (extra = '', out0 = '') => `
+name: "simple"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 16 ] ${out0} }, { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]
+${extra}
+`;
+
+export const ECHO_CONFIG = `
+name: "echo"
+backend: "identity"
+max_batch_size: 8
+input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]
+output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] } ]
+`;
+
+export const int32s = (n: number, f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));
