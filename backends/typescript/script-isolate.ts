@@ -7,6 +7,10 @@
  * inside one entry. Results come back through synchronous callbacks. Re-entry is never nested:
  * anything that would enter while the isolate is running (a callee that answers synchronously) is
  * queued and runs right after the current entry.
+ *
+ * Messages travel through the isolate's scratch buffer (bls/scratch.ts) when they fit, so an entry
+ * passes only numbers; a call that completes inside the entry leaves its responses there, read
+ * right after applySync returns. Larger or unusual messages are structured-cloned as before.
  */
 import { CancelSource } from '../../src/backend/index.js';
 import ivm from 'isolated-vm';
@@ -15,13 +19,14 @@ import { Errors, TributaryError, type ErrorKind } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import {
   DELIVER_COMPLETE, DELIVER_ERROR, DELIVER_RESPONSE,
-  type WireChildRequest, type WireError, type WireInitArgs, type WireResponse,
+  type WireChildRequest, type WireError, type WireInitArgs, type WireRequest, type WireResponse,
 } from './bls/wire.js';
+import { IN_SCRATCH, SCRATCH_BYTES, Scratch } from './bls/scratch.js';
 import type { ScriptBundle } from './bundle-script.js';
 import { childRequest, startChild, type ParentContext } from './child-call.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import type { StackMapper } from './stack-mapper.js';
-import { tensorToWire } from './tensor-codec.js';
+import { cloneableRequest, cloneableResponse, tensorToWire } from './tensor-codec.js';
 
 export interface IsolateSpec {
   model: string;
@@ -45,14 +50,40 @@ export interface CallHandlers {
   parent(index: number): ParentContext;
 }
 
-interface LiveCall {
-  id: number;
-  what: string;
-  handlers: CallHandlers;
-  spentMs: number;
-  settled: boolean;
-  resolve(r: WireResponse[] | null): void;
-  reject(e: TributaryError): void;
+/** One call into the script (initialize, execute, finalize) until it settles. */
+class LiveCall {
+  readonly id = nextCallId++;
+  readonly what: string;
+  readonly handlers: CallHandlers;
+  spentMs = 0;
+  settled = false;
+  #done = false;
+  #value: WireResponse[] | null = null;
+  #error: TributaryError | undefined;
+  #res: ((r: WireResponse[] | null) => void) | undefined;
+  #rej: ((e: TributaryError) => void) | undefined;
+
+  constructor(what: string, handlers: CallHandlers) {
+    this.what = what;
+    this.handlers = handlers;
+  }
+
+  resolve(r: WireResponse[] | null): void {
+    if (this.#res) this.#res(r); else { this.#done = true; this.#value = r; }
+  }
+
+  reject(e: TributaryError): void {
+    if (this.#rej) this.#rej(e); else { this.#done = true; this.#error = e; }
+  }
+
+  /** Synchronous when the call settled inside its entry (the common case); a promise otherwise. */
+  outcome(): CallResult {
+    if (this.#done) {
+      if (this.#error) throw this.#error;
+      return this.#value;
+    }
+    return new Promise((a, b) => { this.#res = a; this.#rej = b; });
+  }
 }
 
 const KINDS = new Set<string>(['UNKNOWN', 'INTERNAL', 'NOT_FOUND', 'INVALID_ARG', 'UNAVAILABLE', 'UNSUPPORTED', 'ALREADY_EXISTS', 'CANCELLED']);
@@ -67,6 +98,8 @@ export class ScriptIsolate {
   readonly #spec: IsolateSpec;
   readonly #isolate: ivm.Isolate;
   readonly #context: ivm.Context;
+  readonly #scratchBuffer = new SharedArrayBuffer(SCRATCH_BYTES);
+  readonly #scratch = new Scratch(this.#scratchBuffer);
   #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference };
   readonly #live = new Map<number, LiveCall>();
   readonly #children = new Map<number, { callId: number; cancel: () => void }>();
@@ -97,7 +130,10 @@ export class ScriptIsolate {
       const g = s.#context.global;
       const ref = (n: string) => g.getSync(n, { reference: true }) as ivm.Reference;
       s.#refs = { init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize') };
-      await s.#run('initialize()', s.#refs.init, [{ ...spec.init, instanceIndex }], { isCancelled: () => false, parent: () => NO_PARENT });
+      const init = { ...spec.init, instanceIndex };
+      await s.#run('initialize()', { isCancelled: () => false, parent: () => NO_PARENT }, (id, timeout) => {
+        s.#refs.init.applySync(undefined, [id, init], { arguments: { copy: true }, timeout });
+      });
       return s;
     } catch (e) {
       s.dispose();
@@ -110,14 +146,19 @@ export class ScriptIsolate {
   }
 
   /** Throws (synchronously) or rejects with the call's error. */
-  execute(requests: unknown[], handlers: CallHandlers): CallResult {
-    return this.#run('execute()', this.#refs.execute, [requests], handlers);
+  execute(requests: readonly WireRequest[], handlers: CallHandlers): CallResult {
+    return this.#run('execute()', handlers, (id, timeout) => {
+      if (this.#scratch.writeRequests(requests)) this.#refs.execute.applySync(undefined, [id, IN_SCRATCH], { timeout });
+      else this.#refs.execute.applySync(undefined, [id, requests.map(cloneableRequest)], { arguments: { copy: true }, timeout });
+    });
   }
 
   async finalize(): Promise<void> {
     if (!this.#broken) {
       try {
-        await this.#run('finalize()', this.#refs.finalize, [], { isCancelled: () => true, parent: () => NO_PARENT });
+        await this.#run('finalize()', { isCancelled: () => true, parent: () => NO_PARENT }, (id, timeout) => {
+          this.#refs.finalize.applySync(undefined, [id], { timeout });
+        });
       } catch (e) {
         this.#spec.log.warn(`model '${this.#spec.model}': ${(e as Error).message}`);
       }
@@ -134,25 +175,12 @@ export class ScriptIsolate {
    * entry returns, so the result comes back synchronously (no promise, no extra microtask hops);
    * otherwise a promise settles when the script calls back.
    */
-  #run(what: string, ref: ivm.Reference, args: unknown[], handlers: CallHandlers): CallResult {
+  #run(what: string, handlers: CallHandlers, enter: (callId: number, timeoutMs: number) => void): CallResult {
     if (this.#broken) throw this.#broken;
-    let done = false;
-    let value: WireResponse[] | null = null;
-    let error: TributaryError | undefined;
-    let res: ((r: WireResponse[] | null) => void) | undefined;
-    let rej: ((e: TributaryError) => void) | undefined;
-    const call: LiveCall = {
-      id: nextCallId++, what, handlers, spentMs: 0, settled: false,
-      resolve: (r) => { if (res) res(r); else { done = true; value = r; } },
-      reject: (e) => { if (rej) rej(e); else { done = true; error = e; } },
-    };
+    const call = new LiveCall(what, handlers);
     this.#live.set(call.id, call);
-    this.#enter(call, (timeout) => ref.applySync(undefined, [call.id, ...args], { arguments: { copy: true }, timeout }));
-    if (done) {
-      if (error) throw error;
-      return value;
-    }
-    return new Promise((a, b) => { res = a; rej = b; });
+    this.#enter(call, (timeout) => enter(call.id, timeout));
+    return call.outcome();
   }
 
   /** Run `f` inside the isolate with the calling call's remaining CPU budget. */
@@ -167,6 +195,7 @@ export class ScriptIsolate {
     const t0 = performance.now();
     try {
       f(timeout);
+      if (this.#scratch.held) this.#takeCompletion();
     } catch (e) {
       this.#entryFailed(call, e);
     } finally {
@@ -195,6 +224,13 @@ export class ScriptIsolate {
     call.settled = true;
     if (!call.handlers.open?.()) this.#live.delete(call.id);
     if (error) call.reject(error); else call.resolve(result);
+  }
+
+  /** A call that completed inside the entry just made left its responses in the scratch buffer. */
+  #takeCompletion(): void {
+    const { callId, responses } = this.#scratch.takeCompletion();
+    const call = this.#live.get(callId);
+    if (call) this.#settle(call, responses, undefined);
   }
 
   #break(error: TributaryError, log = true): void {
@@ -234,7 +270,12 @@ export class ScriptIsolate {
     if (kind !== DELIVER_RESPONSE || final) this.#children.delete(childId);
     const call = this.#live.get(callId);
     this.#enter(call, (timeout) => {
-      this.#refs.deliver.applySync(undefined, [callId, childId, kind, payload, final], { arguments: { copy: true }, timeout });
+      if (kind === DELIVER_RESPONSE && this.#scratch.writeResponse(payload as WireResponse)) {
+        this.#refs.deliver.applySync(undefined, [callId, childId, kind, IN_SCRATCH, final], { timeout });
+      } else {
+        const p = kind === DELIVER_RESPONSE ? cloneableResponse(payload as WireResponse) : payload;
+        this.#refs.deliver.applySync(undefined, [callId, childId, kind, p, final], { arguments: { copy: true }, timeout });
+      }
     });
   }
 
@@ -247,14 +288,16 @@ export class ScriptIsolate {
       const call = this.#live.get(callId);
       if (call) this.#settle(call, responses, error ? this.scriptError(call.what, error) : undefined);
     });
-    cb('send', (callId: number, index: number, response: WireResponse | null, final: boolean) => {
+    cb('send', (callId: number, index: number, response: WireResponse | null | number, final: boolean) => {
       const call = this.#live.get(callId);
       if (!call?.handlers.send) return;
-      call.handlers.send(index, response, final);
+      call.handlers.send(index, response === IN_SCRATCH ? this.#scratch.readResponse() : response as WireResponse | null, final);
       if (call.settled && !call.handlers.open?.()) this.#live.delete(callId);
     });
     cb('isCancelled', (callId: number, index: number) => this.#live.get(callId)?.handlers.isCancelled(index) ?? true);
-    cb('infer', (callId: number, childId: number, wire: WireChildRequest) => this.#startChild(callId, childId, wire));
+    cb('infer', (callId: number, childId: number, wire: WireChildRequest | number) => {
+      this.#startChild(callId, childId, wire === IN_SCRATCH ? this.#scratch.readChildRequest() : wire as WireChildRequest);
+    });
     cb('cancel', (childId: number) => {
       const c = this.#children.get(childId);
       this.#children.delete(childId);
@@ -264,9 +307,10 @@ export class ScriptIsolate {
       const line = `model '${model}': ${msg}`;
       if (level === 1) log.warn(line); else if (level === 2) log.error(line); else if (level === 3) log.verbose(1, line); else log.info(line);
     });
+    g.setSync('__trb_h_scratch', new ivm.ExternalCopy(this.#scratchBuffer).copyInto({ release: true }));
     this.#isolate.compileScriptSync(
-      "globalThis.__trb_host = { done: __trb_h_done, send: __trb_h_send, isCancelled: __trb_h_isCancelled, infer: __trb_h_infer, cancel: __trb_h_cancel, log: __trb_h_log };\n" +
-      "for (const k of ['done', 'send', 'isCancelled', 'infer', 'cancel', 'log']) delete globalThis['__trb_h_' + k];",
+      "globalThis.__trb_host = { scratch: __trb_h_scratch, done: __trb_h_done, send: __trb_h_send, isCancelled: __trb_h_isCancelled, infer: __trb_h_infer, cancel: __trb_h_cancel, log: __trb_h_log };\n" +
+      "for (const k of ['scratch', 'done', 'send', 'isCancelled', 'infer', 'cancel', 'log']) delete globalThis['__trb_h_' + k];",
     ).runSync(this.#context);
   }
 
@@ -275,7 +319,7 @@ export class ScriptIsolate {
     if (!call) throw new Error(`BLS call to '${wire?.model}' made after execute() finished; await BLS calls inside execute()`);
     const parent = call.handlers.parent(wire.parent);
     const req = childRequest(this.#spec.model, wire, parent);
-    const toWire = (r: InferenceResponse): WireResponse => ({ outputs: r.outputs.map(tensorToWire), ...(r.parameters ? { parameters: r.parameters } : {}) });
+    const toWire = (r: InferenceResponse): WireResponse => (r.parameters ? { outputs: r.outputs.map(tensorToWire), parameters: r.parameters } : { outputs: r.outputs.map(tensorToWire) });
     const entry = { callId, cancel: () => {} };
     this.#children.set(childId, entry);
     let finalSeen = false;

@@ -2,18 +2,34 @@ import { Errors } from '../../src/errors.js';
 import {
   STORAGE, createTensor, elementCount, isDataType, tensorFromBytes, tensorToBytes, type Tensor, type TypedArray,
 } from '../../src/tensor/index.js';
-import type { WireTensor } from './bls/wire.js';
+import type { WireRequest, WireResponse, WireTensor } from './bls/wire.js';
 
 /**
- * Host tensor -> what crosses into the isolate. isolated-vm copies a typed array's whole backing
- * buffer, so a view over part of a larger buffer (a request body) is sliced first: the tensor's own
- * bytes cross, once.
+ * Host tensor -> wire tensor. Numeric data stays a view of the tensor's own storage: the scratch
+ * lane copies just its bytes; the clone lane makes it whole first (`cloneableRequest`).
  */
 export function tensorToWire(t: Tensor): WireTensor {
   if (t.datatype === 'BYTES') return { name: t.name, datatype: t.datatype, shape: t.shape as number[], data: tensorToBytes(t) };
-  const d = t.data as TypedArray;
+  return { name: t.name, datatype: t.datatype, shape: t.shape as number[], data: t.data as TypedArray };
+}
+
+/**
+ * isolated-vm clones a typed array's whole backing buffer, and would share a SharedArrayBuffer (a
+ * shared-memory region) with the script, so a view over part of a larger buffer (a request body) or
+ * over shared memory is sliced first: the tensor's own bytes cross, once, and nothing is shared.
+ */
+function cloneable(w: WireTensor): WireTensor {
+  const d = w.data as TypedArray;
   const whole = d.byteOffset === 0 && d.byteLength === d.buffer.byteLength && !(d.buffer instanceof SharedArrayBuffer);
-  return { name: t.name, datatype: t.datatype, shape: t.shape as number[], data: whole ? d : d.slice() };
+  return whole ? w : { ...w, data: d.slice() };
+}
+
+export function cloneableRequest(r: WireRequest): WireRequest {
+  return { ...r, inputs: r.inputs.map(cloneable) };
+}
+
+export function cloneableResponse(r: WireResponse): WireResponse {
+  return { ...r, outputs: r.outputs.map(cloneable) };
 }
 
 /** What the script produced -> a host tensor, checked (the script is not trusted to be consistent). */

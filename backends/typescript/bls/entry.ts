@@ -1,7 +1,8 @@
-import { children, current, host } from './host-channel.js';
+import { children, current, host, scratch } from './host-channel.js';
 import { responseToWire } from './inference-response.js';
 import { ModelError, errorToWire } from './model-error.js';
 import { Request } from './request.js';
+import { IN_SCRATCH } from './scratch.js';
 import { utf8Decode } from './utf8.js';
 import {
   DELIVER_COMPLETE, DELIVER_ERROR, DELIVER_RESPONSE,
@@ -20,6 +21,10 @@ interface ScriptModel {
  * through `host().done(callId, ...)`; the host calls in synchronously and isolated-vm drains the
  * microtask queue before returning, so a script that never awaits the host completes in one entry.
  */
+function isThenable(v: unknown): boolean {
+  return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
 export function install(ModelClass: unknown): void {
   const g = globalThis as Record<string, unknown>;
   let model: ScriptModel | undefined;
@@ -30,7 +35,7 @@ export function install(ModelClass: unknown): void {
       (v) => {
         let out: WireResponse[] | null;
         try { out = map(v); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
-        host().done(callId, out, null);
+        if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
       },
       (e) => host().done(callId, null, errorToWire(e)),
     );
@@ -39,7 +44,11 @@ export function install(ModelClass: unknown): void {
     current.callId = callId;
     let p: unknown;
     try { p = f(); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
-    finish(callId, p, map);
+    if (isThenable(p)) { finish(callId, p, map); return; }
+    // A synchronous result completes now: no promise, no microtask hop.
+    let out: WireResponse[] | null;
+    try { out = map(p); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
+    if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
   };
 
   g.__trb_init = (callId: number, a: WireInitArgs) => {
@@ -69,7 +78,8 @@ export function install(ModelClass: unknown): void {
     }, () => null);
   };
 
-  g.__trb_execute = (callId: number, wire: WireRequest[]) => {
+  g.__trb_execute = (callId: number, arg: WireRequest[] | number) => {
+    const wire = arg === IN_SCRATCH ? scratch.readRequests() : arg as WireRequest[];
     run(callId, () => model!.execute(wire.map((w, i) => new Request(w, callId, i, decoupled))), (v) => {
       if (decoupled) return null;
       if (!Array.isArray(v)) throw new ModelError(`execute() must return an array of InferenceResponse (one per request), got ${v === undefined ? 'undefined' : typeof v}`);
@@ -78,7 +88,8 @@ export function install(ModelClass: unknown): void {
     });
   };
 
-  g.__trb_deliver = (callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean) => {
+  g.__trb_deliver = (callId: number, childId: number, kind: number, arg: WireResponse | WireError | null | number, final: boolean) => {
+    const payload = arg === IN_SCRATCH ? scratch.readResponse() : arg as WireResponse | WireError | null;
     current.callId = callId;
     const c = children.get(childId);
     if (!c) return;

@@ -1,3 +1,4 @@
+import { SCRATCH_BYTES, Scratch } from './scratch.js';
 import type { HostChannel, WireError, WireResponse } from './wire.js';
 
 /**
@@ -7,6 +8,9 @@ import type { HostChannel, WireError, WireResponse } from './wire.js';
 const g = globalThis as unknown as { __trb_host?: HostChannel };
 const channel: HostChannel | undefined = g.__trb_host;
 delete g.__trb_host;
+
+/** The shared buffer of the fast lane (a private one outside a sandbox, where nothing reads it). */
+export const scratch = new Scratch(channel?.scratch ?? new ArrayBuffer(SCRATCH_BYTES));
 
 export function host(): HostChannel {
   if (!channel) throw new Error("tributary/bls runs only inside a Tributary sandbox (import types with 'import type')");

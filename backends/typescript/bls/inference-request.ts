@@ -1,6 +1,7 @@
-import { children, current, host, nextChildId } from './host-channel.js';
+import { children, current, host, nextChildId, scratch } from './host-channel.js';
 import { responseFromWire, type InferenceResponse, type Parameters } from './inference-response.js';
 import { ModelError } from './model-error.js';
+import { IN_SCRATCH } from './scratch.js';
 import { slots, type Request } from './request.js';
 import { tensorToWire, type Tensor } from './tensor.js';
 import type { WireChildRequest, WireError, WireResponse } from './wire.js';
@@ -51,7 +52,7 @@ export class InferenceRequest {
     const id = nextChildId();
     children.set(id, { response: onResponse, error: onError, complete: onComplete });
     try {
-      host().infer(slot ? slot.callId : current.callId, id, wire);
+      host().infer(slot ? slot.callId : current.callId, id, scratch.writeChildRequest(wire) ? IN_SCRATCH : wire);
     } catch (e) {
       children.delete(id);
       throw e;

@@ -1,6 +1,7 @@
-import { host } from './host-channel.js';
+import { host, scratch } from './host-channel.js';
 import { responseToWire, type InferenceResponse, type Parameters } from './inference-response.js';
 import { ModelError } from './model-error.js';
+import { IN_SCRATCH } from './scratch.js';
 import { tensorFromWire, type Tensor } from './tensor.js';
 import type { WireRequest } from './wire.js';
 
@@ -59,7 +60,8 @@ export class Request {
           if (closed) throw new ModelError('response sender is closed: a final response was already sent', 'INVALID_ARG');
           const final = options?.final === true;
           if (final) closed = true;
-          host().send(s.callId, s.index, response === undefined ? null : responseToWire(response, 'ResponseSender.send'), final);
+          const w = response === undefined ? null : responseToWire(response, 'ResponseSender.send');
+          host().send(s.callId, s.index, w && scratch.writeResponse(w) ? IN_SCRATCH : w, final);
         },
       };
     }

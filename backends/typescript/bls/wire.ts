@@ -65,14 +65,16 @@ export const DELIVER_COMPLETE = 2;
 
 /**
  * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks:
- * synchronous, arguments copied).
+ * synchronous, arguments copied), and the shared buffer of the fast lane (scratch.ts). A message
+ * argument may be `IN_SCRATCH` (-1): the message is in that buffer.
  */
 export interface HostChannel {
+  scratch: SharedArrayBuffer;
   /** A call finished: one response (or error) per request; or `error` fails the whole call. */
   done(callId: number, responses: WireResponse[] | null, error: WireError | null): void;
   /** Decoupled: one response of request `index`; `final` closes it. */
-  send(callId: number, index: number, response: WireResponse | null, final: boolean): void;
-  infer(callId: number, childId: number, request: WireChildRequest): void;
+  send(callId: number, index: number, response: WireResponse | null | number, final: boolean): void;
+  infer(callId: number, childId: number, request: WireChildRequest | number): void;
   cancel(childId: number): void;
   isCancelled(callId: number, index: number): boolean;
   log(level: number, message: string): void;

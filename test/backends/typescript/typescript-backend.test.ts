@@ -49,6 +49,18 @@ describe('typescript backend through a real server', () => {
     assert.deepEqual([...(out(r.outputs, 'Y').data as Float32Array)], [4, 6, 8]);
   });
 
+  test('tensors too large for the scratch buffer take the clone lane both ways, BLS child included', async () => {
+    const n = 40_000; // 160 KB of FP32: more than the 64 KiB scratch buffer
+    const body = new Float32Array(n + 8);
+    for (let i = 0; i < body.length; i++) body[i] = i % 1000;
+    // A view into a larger buffer, as a request body would be: only its own bytes may cross.
+    const x = createTensor('X', 'FP32', [n], body.subarray(8));
+    const [r] = await run({ model: 'caller', inputs: [x] });
+    const y = out(r.outputs, 'Y').data as Float32Array;
+    assert.equal(y.length, n);
+    for (const i of [0, 1, 991, n - 1]) assert.equal(y[i], ((i + 8) % 1000 + 1) * 2); // caller: (x + 1) through ident, then doubled
+  });
+
   test('a failed BLS call rejects with the callee error, kind kept, position in model.ts', async () => {
     const e = await fails(run({ model: 'caller', inputs: [createTensor('X', 'FP32', [1], [1])], parameters: { target: 'nope' } }));
     assert.equal(e.kind, 'NOT_FOUND');
