@@ -18,6 +18,11 @@ export type ExecutionTarget = 'inline' | 'worker' | 'auto';
  * worker round trip costs ~20-40 µs of latency and a little main-thread CPU per batch, so below
  * ~200 µs of compute inline wins on both counts; above it the blocked loop (no I/O, no batching of
  * other requests while ORT runs) costs more than the hop.
+ * Big-but-cheap (memory-bound) models land on the worker side too, and rightly: identity FP32
+ * [1,4M] (W2) measures ~5-9 ms per warm run (ORT's copy into its output plus the copy out to JS,
+ * 16 MB each), and over HTTP in one session its compute_infer was 9-12 ms in a worker against
+ * 11-25 ms inline, where it also blocks the event loop throughout. The hop is cheap once a request
+ * body moves to the worker instead of being copied there (worker-runner.ts).
  */
 export const AUTO_WORKER_THRESHOLD_US = 200;
 

@@ -3,9 +3,11 @@
  * against bare in-process `server.infer` in the same run. The server runs in a child process; the
  * in-process baseline runs in this one. Uses the ORT identity model when build/models has it,
  * else the pure-JS identity backend. Targets T1 (c=1 p50), T3 (c=64 throughput), T13 (CPU/req).
+ * W2: identity FP32 [1,4M] (16 MB each way) over http-binary at c=1 and c=4 (target T10); GB/s
+ * counts both directions. `BENCH_HTTP=W1` or `BENCH_HTTP=W2` runs one of the two.
  */
-import { existsSync } from 'node:fs';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { lastValueFrom } from 'rxjs';
 import { createServer } from '../../src/server/index.js';
 import { setLogSink } from '../../src/logger.js';
@@ -16,7 +18,10 @@ import {
 } from '../lib/index.js';
 
 const ORT_MODEL = new URL('../../build/models/identity_fp32.onnx', import.meta.url).pathname;
+const ORT_4M = new URL('../../build/models/identity_4m.onnx', import.meta.url).pathname;
 const CONCURRENCY = [1, 64];
+const W2_CONCURRENCY = [1, 4];
+const ELEMENTS_4M = 4 * 1024 * 1024;
 
 function identityConfig(onnx: boolean): string {
   return [
@@ -31,6 +36,100 @@ function identityConfig(onnx: boolean): string {
 }
 
 export async function run(): Promise<object> {
+  const only = process.env.BENCH_HTTP;
+  const out: Record<string, object> = {};
+  if (only !== 'W2') out.W1 = await runW1();
+  if (only !== 'W1') {
+    if (existsSync(ORT_4M)) out.W2 = await runW2();
+    else console.log(`W2 skipped: ${ORT_4M} is missing (npm run build-models)`);
+  }
+  return out;
+}
+
+/**
+ * A W2 client slot: keep-alive socket, and one response buffer reused across requests, filled
+ * from Content-Length (perf_analyzer reuses buffers too). A chunk list + concat per 16 MB response
+ * doubled the client's allocations, and the client shares the 2 cores with the server.
+ */
+function createLargeBodyPoster(base: string, slots: number) {
+  const url = new URL(base);
+  const agent = new Agent({ keepAlive: true, maxSockets: slots, maxFreeSockets: slots });
+  const free: Buffer[] = [];
+  const post = (path: string, body: Buffer, headers: Record<string, string | number>) => new Promise<number>((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method: 'POST', agent, headers: { 'content-length': body.byteLength, ...headers } }, (res) => {
+      const size = Number(res.headers['content-length']);
+      let buf = free.pop();
+      if (!buf || buf.byteLength < size) buf = Buffer.allocUnsafeSlow(size);
+      let p = 0;
+      res.on('data', (c: Buffer) => { buf.set(c, p); p += c.length; });
+      res.on('end', () => {
+        free.push(buf);
+        if ((res.statusCode ?? 0) >= 300 || p !== size) reject(new Error(`HTTP ${res.statusCode}, ${p} of ${size} bytes`));
+        else resolve(p);
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  return { post, close: () => agent.destroy() };
+}
+
+/** W2: the large-tensor copy path, one 16 MB tensor in and out per request. */
+export async function runW2(): Promise<object> {
+  const repo = writeRepository([{
+    name: 'identity_4m',
+    config: [
+      'name: "identity_4m"', 'platform: "onnxruntime_onnx"', 'max_batch_size: 1',
+      `input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ ${ELEMENTS_4M} ] } ]`,
+      `output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ ${ELEMENTS_4M} ] } ]`,
+      'instance_group [ { count: 1 kind: KIND_CPU } ]', '',
+    ].join('\n'),
+    files: { '1/model.onnx': { copyFrom: ORT_4M } },
+  }]);
+  // Large bodies: shorter windows keep the run short; the stability rule is the same.
+  const knobs = { ...benchKnobs(), ...(process.env.BENCH_WINDOW_MS ? {} : { windowMs: 1000, warmupMs: 300, maxTrials: 4 }) };
+  const input = createTensor('INPUT0', 'FP32', [1, ELEMENTS_4M], Float32Array.from({ length: ELEMENTS_4M }, (_, i) => i % 1000));
+  const child = await spawnServer({ modelRepository: repo });
+  const client = createHttpPoster(child.httpBase, 8);
+  const lean = createLargeBodyPoster(child.httpBase, Math.max(...W2_CONCURRENCY));
+  const cpu = metricsCpuProbe(child.metricsBase);
+  const results: Record<string, LoadResult & { gbPerS: number }> = {};
+  try {
+    const bin = encodeInferRequest({ inputs: [input], parameters: { binary_data_output: true } }, { binary: true });
+    const body = bin.body as Buffer;
+    const headers = { 'inference-header-content-length': bin.headerLength!, 'content-type': 'application/octet-stream' };
+    const path = '/v2/models/identity_4m/infer';
+    const res = await client.post(path, body, headers);
+    const out = decodeInferResponse(res.body, Number(res.headers['inference-header-content-length']));
+    const sent = input.data as Float32Array;
+    const got = out.outputs[0]!.data as Float32Array;
+    if (got.length !== sent.length || Buffer.compare(Buffer.from(got.buffer, got.byteOffset, got.byteLength), Buffer.from(sent.buffer)) !== 0) {
+      throw new Error('identity_4m returned different data');
+    }
+    for (const c of W2_CONCURRENCY) {
+      const r = await runConcurrency({ concurrency: c, ...knobs, serverCpuSeconds: cpu, send: () => lean.post(path, body, headers) });
+      // Request and response each carry the 16 MB tensor.
+      const gbPerS = (r.throughput * 2 * sent.byteLength) / 1e9;
+      results[`http-binary@c${c}`] = { ...r, gbPerS };
+      console.log(`${formatLoad('W2 http-binary 16MB', r)}  ${gbPerS.toFixed(2)} GB/s`);
+    }
+  } finally {
+    lean.close();
+    client.close();
+    await child.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+  const c1 = results['http-binary@c1']!;
+  const targets = {
+    'T10 W2 http-binary c=1 p50 <= 35 ms': c1.p50Us <= 35_000,
+    'T10 W2 http-binary >= 1 GB/s (c=1)': c1.gbPerS >= 1,
+  };
+  for (const [k, ok] of Object.entries(targets)) console.log(`${ok ? 'MET ' : 'MISS'} ${k}`);
+  return { model: 'onnxruntime identity_4m', knobs, results, targets };
+}
+
+async function runW1(): Promise<object> {
   const onnx = existsSync(ORT_MODEL);
   const repo = writeRepository([{
     name: 'identity_fp32', config: identityConfig(onnx),

@@ -4,6 +4,7 @@
  * rest wait here as the compact incoming request, before any step has made larger tensors
  * (https://github.com/triton-inference-server/server/issues/8597).
  */
+import { releaseExclusive } from '../tensor/index.js';
 import type { Subscription } from 'rxjs';
 import type { ModelHost } from '../backend/index.js';
 import { Errors } from '../errors.js';
@@ -110,6 +111,8 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
   return {
     enqueue(item: WorkItem): void {
       if (item.done) return;
+      // A pipeline may feed one tensor to several steps: none of its inputs may be moved away.
+      for (const t of item.request.inputs) if (ArrayBuffer.isView(t.data)) releaseExclusive(t.data.buffer);
       if (stopped) return item.fail(Errors.modelNotReady(pipeline, 'UNLOADING'));
       if (item.signal.aborted) return item.fail(Errors.cancelled(pipeline));
       if (running.size < limit) return start(item);

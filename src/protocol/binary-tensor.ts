@@ -6,7 +6,7 @@
  */
 import { Errors } from '../errors.js';
 import {
-  elementCount, elementSize, formatShape, tensorByteSize, tensorFromBytes, writeTensorBytes,
+  elementCount, elementSize, formatShape, tensorByteSize, tensorFromBytes, tensorToBytes, writeTensorBytes,
   type DataType, type Tensor,
 } from '../tensor/index.js';
 
@@ -128,4 +128,21 @@ export function frameBinary(header: string, tensors: readonly Tensor[]): { body:
   let p = headerLength;
   for (const t of tensors) p += writeTensorBytes(t, body, p);
   return { body, headerLength };
+}
+
+/**
+ * The same wire bytes as `frameBinary`, as chunks to write one after another: the JSON header, then
+ * each tensor's own bytes (views for numeric tensors: no copy). For large outputs this saves the
+ * framing copy: 16 MB FP32 (W2) cost ~6 ms of main-thread CPU and a 16 MB allocation per response.
+ */
+export function binaryChunks(header: string, tensors: readonly Tensor[]): { chunks: Uint8Array[]; headerLength: number; byteLength: number } {
+  const head = Buffer.from(header, 'utf8');
+  const chunks: Uint8Array[] = [head];
+  let byteLength = head.byteLength;
+  for (const t of tensors) {
+    const bytes = tensorToBytes(t);
+    chunks.push(bytes);
+    byteLength += bytes.byteLength;
+  }
+  return { chunks, headerLength: head.byteLength, byteLength };
 }

@@ -5,10 +5,12 @@ export { parseRequestParameters, checkParamValue } from './request-parameters.js
 export type { ParsedRequestParameters } from './request-parameters.js';
 export {
   HEADER_LENGTH, parseHeaderLength, splitInferBody, BinaryCursor, binaryInput, rawBodyInput, frameBinary,
-  binaryOutputSize,
+  binaryOutputSize, binaryChunks,
 } from './binary-tensor.js';
-export { decodeInferRequest, encodeInferResponse, encodeInferRequest, decodeInferResponse } from './v2-json.js';
+export {
+  decodeInferRequest, encodeInferResponse, encodeInferResponseParts, encodeInferRequest, decodeInferResponse,
+} from './v2-json.js';
 export type {
-  DecodeContext, DecodedInfer, ResponseEncoding, OutputPlacement, SharedMemoryAccess, DecodedResponse,
+  DecodeContext, DecodedInfer, ResponseEncoding, OutputPlacement, SharedMemoryAccess, DecodedResponse, ResponseParts,
 } from './v2-json.js';
 export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';

@@ -161,15 +161,20 @@ function paramsJson(p: Parameters): string {
   return JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
 }
 
+/** A response as JSON text, or as a JSON header plus the tensors to send binary after it, in order. */
+export type ResponseParts = { json: string; binary?: undefined } | { json: string; binary: Tensor[] };
+
 /**
- * Encode a response: JSON alone, or JSON header + binary outputs (`headerLength` set). Outputs
- * placed in shared memory are written there through `sharedMemory` and carry no data.
+ * Encode a response without framing it: the JSON (header) text, and the outputs that go binary
+ * after it. Front ends that can write several chunks send the tensors' own bytes (no copy);
+ * `encodeInferResponse` frames them into one buffer. Outputs placed in shared memory are written
+ * there through `sharedMemory` and carry no data.
  */
-export function encodeInferResponse(
+export function encodeInferResponseParts(
   res: InferenceResponse,
   enc: ResponseEncoding,
   sharedMemory?: SharedMemoryAccess,
-): { body: string | Buffer; headerLength?: number } {
+): ResponseParts {
   let s = `{"model_name":${JSON.stringify(res.model)},"model_version":${JSON.stringify(res.version)}`;
   if (res.id !== undefined && res.id !== '') s += `,"id":${JSON.stringify(res.id)}`;
   if (res.parameters && Object.keys(res.parameters).length) s += `,"parameters":${paramsJson(res.parameters)}`;
@@ -194,10 +199,22 @@ export function encodeInferResponse(
     }
   }
   s += ']}';
-  if (binary.length === 0) return { body: s };
-  return frameBinary(s, binary);
+  return binary.length === 0 ? { json: s } : { json: s, binary };
 }
 
+/**
+ * Encode a response: JSON alone, or JSON header + binary outputs framed in one buffer
+ * (`headerLength` set).
+ */
+export function encodeInferResponse(
+  res: InferenceResponse,
+  enc: ResponseEncoding,
+  sharedMemory?: SharedMemoryAccess,
+): { body: string | Buffer; headerLength?: number } {
+  const parts = encodeInferResponseParts(res, enc, sharedMemory);
+  if (parts.binary === undefined) return { body: parts.json };
+  return frameBinary(parts.json, parts.binary);
+}
 
 /** Client side: encode a request (JSON, or binary inputs with `binary: true`). */
 export function encodeInferRequest(

@@ -7,3 +7,4 @@ export {
 } from './tensor.js';
 export type { Tensor, TensorData, BytesData, TensorInit } from './tensor.js';
 export { concatBatch, sliceBatch } from './batch.js';
+export { markExclusive, isExclusive, releaseExclusive } from './exclusive-buffer.js';

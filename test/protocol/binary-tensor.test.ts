@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BinaryCursor, binaryInput, frameBinary, parseHeaderLength, rawBodyInput, splitInferBody,
+  BinaryCursor, binaryChunks, binaryInput, frameBinary, parseHeaderLength, rawBodyInput, splitInferBody,
 } from '../../src/protocol/binary-tensor.js';
 import { createTensor, tensorStrings } from '../../src/tensor/index.js';
 
@@ -53,4 +53,16 @@ test('raw body: batch dim 1, one variable dim solved', () => {
   assert.throws(() => rawBodyInput(body.subarray(0, 6), 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1] }], 0), /not a whole number of FP32 rows/);
   const s = rawBodyInput(Buffer.from('hello'), 'm', [{ name: 'S', datatype: 'BYTES', shape: [1] }], 0);
   assert.deepEqual(tensorStrings(s), ['hello']);
+});
+
+test('binaryChunks: the same bytes as frameBinary, with numeric tensors as views (no copy)', () => {
+  const f = new Float32Array([1.5, -2, 3]);
+  const tensors = [createTensor('x', 'FP32', [3], f), createTensor('s', 'BYTES', [2], ['ab', 'ünï'])];
+  const header = '{"outputs":"ünï"}';
+  const framed = frameBinary(header, tensors);
+  const parts = binaryChunks(header, tensors);
+  assert.equal(parts.headerLength, framed.headerLength);
+  assert.equal(parts.byteLength, framed.body.byteLength);
+  assert.deepEqual(Buffer.concat(parts.chunks), framed.body);
+  assert.equal(parts.chunks[1]!.buffer, f.buffer, 'the FP32 chunk is a view over the tensor');
 });

@@ -36,16 +36,21 @@ function pick(accept: string): 'gzip' | 'deflate' | undefined {
   return undefined;
 }
 
+/** The encoding the onSend hook would use for a body of `size` bytes, if any. */
+export function responseEncoding(request: FastifyRequest, size: number, threshold: number): 'gzip' | 'deflate' | undefined {
+  const accept = request.headers['accept-encoding'];
+  return accept && size >= threshold ? pick(accept) : undefined;
+}
+
 /** onSend hook: compress string/Buffer payloads of at least `threshold` bytes when accepted. */
 export function compressResponse(threshold: number) {
   return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, p?: unknown) => void): void => {
-    const accept = request.headers['accept-encoding'];
-    if (!accept || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || reply.getHeader('content-encoding')) {
+    if (!request.headers['accept-encoding'] || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || reply.getHeader('content-encoding')) {
       done(null, payload);
       return;
     }
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
-    const enc = size >= threshold ? pick(accept) : undefined;
+    const enc = responseEncoding(request, size, threshold);
     if (!enc) {
       done(null, payload);
       return;

@@ -5,6 +5,19 @@ import {
   type DecodedInfer, type SharedMemoryAccess,
 } from '../../protocol/index.js';
 import type { Server } from '../../server/types.js';
+import { markExclusive } from '../../tensor/index.js';
+
+/** Bodies at least this large may be moved to a worker thread rather than copied there. */
+const EXCLUSIVE_MIN_BYTES = 64 * 1024;
+
+/**
+ * The body buffer is this request's alone (read-body.ts allocates it per request), so a
+ * worker-thread backend may take it instead of copying it. A pipeline releases the mark on entry,
+ * since it may feed one input to several steps (src/dataflow/ensemble-scheduler.ts).
+ */
+function offerBody(body: Buffer): void {
+  if (body.byteLength >= EXCLUSIVE_MIN_BYTES) markExclusive(body.buffer);
+}
 
 /** Parse JSON text with an error that says what failed. */
 export function parseJson(text: string, what: string): unknown {
@@ -42,9 +55,12 @@ export function decodeHttpInfer(
     const input = rawBodyInput(body, model, meta.inputs, config.max_batch_size);
     const req: DecodedInfer['request'] = { model, inputs: [input] };
     if (version) req.version = version;
+    offerBody(body);
     return { request: req, encoding: { binaryDefault: true } };
   }
   const { json, binary } = splitInferBody(body, headerLength);
   const obj = parseJson(body.toString('utf8', 0, json.byteLength), 'inference request');
-  return decodeInferRequest(obj, binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory });
+  const decoded = decodeInferRequest(obj, binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory });
+  if (binary) offerBody(body);
+  return decoded;
 }

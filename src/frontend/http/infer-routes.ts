@@ -1,14 +1,15 @@
 /** POST /v2/models/{m}[/versions/{v}]/infer: unary, or SSE with `Accept: text/event-stream`. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
-import { HEADER_LENGTH, encodeInferResponse, type SharedMemoryAccess } from '../../protocol/index.js';
+import { encodeInferResponse, encodeInferResponseParts, type SharedMemoryAccess } from '../../protocol/index.js';
 import type { Server } from '../../server/types.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
 import { respondStream, respondUnary, wantsEventStream } from './respond-stream.js';
+import { sendBinaryResponse } from './send-binary-response.js';
 import { sendError } from './send-error.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 
-export function registerInferRoutes(app: FastifyInstance, server: Server, shm: SharedMemoryAccess | undefined): void {
+export function registerInferRoutes(app: FastifyInstance, server: Server, shm: SharedMemoryAccess | undefined, compressThreshold = 1024): void {
   const handler = (request: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     const { model, version } = request.params;
     let decoded;
@@ -26,9 +27,9 @@ export function registerInferRoutes(app: FastifyInstance, server: Server, shm: S
       return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body as string, { endEvent: true });
     }
     return respondUnary(reply, model, responses, (r) => {
-      const out = encodeInferResponse(r, decoded.encoding, shm);
-      if (out.headerLength === undefined) reply.type('application/json').send(out.body);
-      else reply.header(HEADER_LENGTH, out.headerLength).type('application/octet-stream').send(out.body);
+      const out = encodeInferResponseParts(r, decoded.encoding, shm);
+      if (out.binary === undefined) reply.type('application/json').send(out.json);
+      else sendBinaryResponse(request, reply, out.json, out.binary, compressThreshold);
     }, () => Errors.tooManyResponses(model));
   };
   modelRoute(app, 'POST', '/infer', handler);

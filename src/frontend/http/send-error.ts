@@ -1,12 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import { Errors, toTributaryError, type TributaryError } from '../../errors.js';
 import { httpStatusOf } from '../../protocol/index.js';
+import { bodyTooLarge } from './read-body.js';
 
 /** Fastify's own errors, in the catalog's words (status and message a client can act on). */
 export function fromFastifyError(e: unknown, bodyLimit: number): TributaryError {
   const code = (e as { code?: string })?.code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return Errors.payloadTooLarge(`request body is larger than the ${bodyLimit}-byte limit (raise bodyLimit / --http-max-input-size)`);
+    return bodyTooLarge(bodyLimit);
   }
   if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return Errors.badRequest('request body size did not match Content-Length');
   if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') {

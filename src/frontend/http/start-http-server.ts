@@ -1,7 +1,8 @@
 /**
  * The HTTP/REST front end: KServe v2 with Triton's extensions, on fastify. Routes are thin: they
  * translate to and from the in-process `Server` API. Every body is read as one Buffer (no JSON
- * parser of fastify's: /infer parses its JSON header itself and views binary tensors in place).
+ * parser of fastify's: /infer parses its JSON header itself and views binary tensors in place),
+ * straight into an aligned buffer of Content-Length bytes (read-body.ts).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Server } from '../../server/types.js';
@@ -9,6 +10,7 @@ import type { SharedMemoryRegistry } from '../shm/shared-memory-registry.js';
 import { compressResponse, inflateRequest } from './compression.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
+import { readBody } from './read-body.js';
 import { registerModelRoutes } from './model-routes.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
 import { fromFastifyError, sendError } from './send-error.js';
@@ -45,7 +47,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     keepAliveTimeout: 65_000,
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', readBody(bodyLimit));
   app.addHook('preParsing', (request, _reply, payload, done) => {
     try {
       done(null, inflateRequest(request, payload));
@@ -53,7 +55,8 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
       done(e as Error);
     }
   });
-  app.addHook('onSend', compressResponse(options.compressThreshold ?? 1024));
+  const compressThreshold = options.compressThreshold ?? 1024;
+  app.addHook('onSend', compressResponse(compressThreshold));
   app.setErrorHandler((error, _request, reply) => {
     sendError(reply, fromFastifyError(error, bodyLimit));
   });
@@ -62,7 +65,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   });
   const shm = options.sharedMemory;
   registerModelRoutes(app, server, shm !== undefined);
-  registerInferRoutes(app, server, shm);
+  registerInferRoutes(app, server, shm, compressThreshold);
   registerGenerateRoutes(app, server);
   registerRepositoryRoutes(app, server);
   registerSettingsRoutes(app, server);

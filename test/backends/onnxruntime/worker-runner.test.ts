@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createOnnxRuntimeBackend, type OrtBackendModel } from '../../../backends/onnxruntime/index.js';
-import { createTensor, type Tensor } from '../../../src/tensor/index.js';
+import { createTensor, markExclusive, type Tensor } from '../../../src/tensor/index.js';
 import { SLOW_MATMUL_N, SLOW_MATMUL_SEED, testModelPath } from '../../../scripts/build-test-models.js';
 import { seededFloats } from '../../../scripts/onnx/index.js';
 import { io, loadContext, loadInstance, modelConfig, outputsOf, params, testRequest } from './harness.js';
@@ -57,6 +57,23 @@ test('slow_matmul in a worker matches the JS computation and leaves the caller\'
   for (let j = 0; j < N; j += 37) assert.ok(Math.abs(y[j]! - want[j]!) <= 1e-3 * Math.max(1, Math.abs(want[j]!)), `y[${j}] ${y[j]} vs ${want[j]}`);
   // A single request's input is not the backend's to give away: it must not be detached.
   assert.equal((x.data as Float32Array).length, N);
+  await close();
+});
+
+test('an input over a buffer marked exclusive moves to the worker (detached here), with the same results', async () => {
+  const { instance, close } = await loadInstance(createOnnxRuntimeBackend(), slowConfig('worker'), testModelPath('slow_matmul.onnx'));
+  const want = rows('x', 1, N, 5).data as Float32Array;
+  // Like a request body: a JSON header, then the tensor's bytes at an 8-aligned offset.
+  const body = new ArrayBuffer(24 + want.byteLength);
+  const view = new Float32Array(body, 24, N);
+  view.set(want);
+  markExclusive(body);
+  const r = testRequest('slow', [createTensor('x', 'FP32', [1, N], view)]);
+  await instance.execute([r.req]);
+  const y = (await outputsOf(r)).y!.data as Float32Array;
+  assert.equal(body.byteLength, 0, 'the marked body was copied instead of moved');
+  const expected = slowExpected(want);
+  for (let j = 0; j < N; j += 37) assert.ok(Math.abs(y[j]! - expected[j]!) <= 1e-3 * Math.max(1, Math.abs(expected[j]!)), `y[${j}] ${y[j]} vs ${expected[j]}`);
   await close();
 });
 
