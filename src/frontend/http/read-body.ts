@@ -14,11 +14,17 @@ import { Errors, type TributaryError } from '../../errors.js';
 import { HEADER_LENGTH } from '../../protocol/index.js';
 
 const ALIGN = 8;
+/**
+ * Largest body allocated up front from its Content-Length alone: past this, a client could make
+ * the server reserve memory it never sends. Larger bodies collect their chunks as they arrive
+ * (one extra copy at the end) so memory follows the bytes actually received.
+ */
+const PREALLOCATE_MAX = 64 * 1024 * 1024;
 /** Below Buffer.poolSize / 2, allocUnsafe slices the shared pool. */
 const POOLED_MAX = Buffer.poolSize >>> 1;
 
 export function bodyTooLarge(limit: number): TributaryError {
-  return Errors.payloadTooLarge(`request body is larger than the ${limit}-byte limit (raise bodyLimit / --http-max-input-size)`);
+  return Errors.payloadTooLarge(`request body is larger than the ${limit}-byte limit (raise it with --http-body-limit)`);
 }
 
 /** `size` bytes whose byte `split` sits on an 8-byte boundary of the underlying ArrayBuffer. */
@@ -44,7 +50,7 @@ export function readBody(limit: number) {
     if (declared > limit) return done(bodyTooLarge(limit));
     // An inflating preParsing stream yields a different (unknown) number of bytes.
     const inflating = (payload as { receivedEncodedLength?: number }).receivedEncodedLength !== undefined;
-    const direct = !inflating && Number.isSafeInteger(declared) && declared >= 0;
+    const direct = !inflating && Number.isSafeInteger(declared) && declared >= 0 && declared <= PREALLOCATE_MAX;
     const body = direct ? alignedBuffer(declared, splitPoint(request, declared)) : undefined;
     const chunks: Buffer[] = [];
     let received = 0;
