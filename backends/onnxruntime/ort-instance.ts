@@ -114,9 +114,10 @@ async function runGroup(plan: InstancePlan, runner: SessionRunner, group: readon
   return { computeInputNs: Number(t1 - t0), computeInferNs: Number(t2 - t1), computeOutputNs: Number(now() - t2) };
 }
 
-/** Send what the request asked for (all outputs when it named none). */
-function send(r: BackendRequest, outputs: readonly Tensor[]): void {
-  const asked = r.request.outputs;
-  const mine = asked ? outputs.filter((o) => asked.some((a) => a.name === o.name)) : outputs;
-  r.send({ outputs: [...mine] }, true);
+/**
+ * Send every fetched output: the model keeps only the ones this request asked for (a batch fetches
+ * the union), and a sequence batcher may need state outputs nobody asked for.
+ */
+function send(r: BackendRequest, outputs: Tensor[]): void {
+  r.send({ outputs }, true);
 }

@@ -1,4 +1,5 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { guessBackend } from './guess-backend.js';
 import { join } from 'node:path';
 import type { BackendInstance, BackendRegistry, LoadContext, ModelHost } from '../backend/index.js';
 import {
@@ -20,14 +21,6 @@ export interface LoadEnv {
   /** Config of a loaded, ready model (version -1 = latest), for compiling pipelines. */
   resolveConfig: (model: string, version: number) => ModelConfig | undefined;
   log: Logger;
-}
-
-/** Guess the backend of a config-less model from the files in its version directory. */
-async function guessBackend(versionDir: string): Promise<{ backend: string; platform: string } | undefined> {
-  const files = new Set(await readdir(versionDir).catch(() => [] as string[]));
-  if (files.has('model.onnx')) return { backend: 'onnxruntime', platform: 'onnxruntime_onnx' };
-  if (files.has('model.ts') || files.has('model.js')) return { backend: 'typescript', platform: '' };
-  return undefined;
 }
 
 function fail(name: string, parsed: ParsedConfig, problems: ReturnType<typeof validateConfig>): never {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { guessBackend } from './guess-backend.js';
 import type { BackendRegistry, LoadContext } from '../backend/index.js';
 import { isEnsemble, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
 import { toTributaryError } from '../errors.js';
@@ -64,7 +65,7 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
       try {
         const versions = await listVersions(dir);
         const v = String(versions[versions.length - 1] ?? 1);
-        const backend = config.backend || config.platform || (await guess(join(dir, v)));
+        const backend = config.backend || config.platform || (await guessBackend(join(dir, v)))?.backend;
         if (!backend) throw new Error(`model '${name}': no backend or platform in the config and no model file in ${join(dir, v)}`);
         const factory = registry.resolve(name, config.backend || backend, config.platform);
         const file = config.default_model_filename || factory.defaultModelFilename;
@@ -79,14 +80,6 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
     configs.set(name, config);
   }
   return { models: found.size, problems, configs, parsed: parsedByName };
-}
-
-async function guess(versionDir: string): Promise<string | undefined> {
-  const { readdir } = await import('node:fs/promises');
-  const files = new Set(await readdir(versionDir).catch(() => [] as string[]));
-  if (files.has('model.onnx')) return 'onnxruntime';
-  if (files.has('model.ts') || files.has('model.js')) return 'typescript';
-  return undefined;
 }
 
 /**
