@@ -85,6 +85,12 @@ export const Errors = {
   modelControlDisabled: define('TRB_MODEL_CONTROL_DISABLED', 'UNAVAILABLE', (what: string) =>
     `explicit model load / unload is not allowed if polling is enabled or model control mode is 'none' (${what})`),
 
+  // paths and names (src/paths/: every name from a request or a config that becomes a path)
+  invalidModelName: define('TRB_MODEL_NAME_INVALID', 'INVALID_ARG', (name: string, why: string) =>
+    `invalid model name ${name}: ${why}; a model name is one directory name (no '/', '\\', NUL, '.' or '..', at most 255 bytes)`),
+  pathEscapes: define('TRB_PATH_ESCAPES', 'INVALID_ARG', (field: string, value: string, why: string, inside = 'the model directory') =>
+    `${field} ${value} is refused: ${why}; it must name a file inside ${inside}`),
+
   // configuration
   configInvalid: define('TRB_CONFIG_INVALID', 'INVALID_ARG', (problems: string) => problems),
 

@@ -58,6 +58,9 @@ const RANK: Record<string, number> = {
   pipeline: 4, dataflow: 4, scheduler: 4,
   backend: 5,
   tensor: 6, config: 6,
+  // paths/ is the one confinement check for names that become paths; everything below the edges
+  // that opens a file (repository, backends, shared memory) goes through it.
+  paths: 6,
   errors: 7, logger: 7,
 };
 
@@ -214,9 +217,9 @@ const IO_LIBRARIES = new Set([
   'fastify', '@grpc/grpc-js', '@grpc/proto-loader', 'onnxruntime-node', 'isolated-vm', 'prom-client',
   'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net',
 ]);
-const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends']);
+const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths']);
 
-test('I/O libraries only at the edges (frontend/, repository/, metrics/, cli/, client/, backends/)', () => {
+test('I/O libraries only at the edges (frontend/, repository/, metrics/, cli/, client/, backends/, paths/)', () => {
   const bad = EDGES
     .filter((e) => e.to.startsWith('pkg:') && IO_LIBRARIES.has(e.spec) && !IO_FOLDERS.has(layerOf(e.from)))
     .map((e) => `${where(e)}: ${layerOf(e.from)}/ must stay free of I/O (CONVENTIONS.md rule 3)`);
