@@ -91,6 +91,27 @@ export const Errors = {
   pathEscapes: define('TRB_PATH_ESCAPES', 'INVALID_ARG', (field: string, value: string, why: string, inside = 'the model directory') =>
     `${field} ${value} is refused: ${why}; it must name a file inside ${inside}`),
 
+  // repository load API (`config` and `file:<path>` parameters; src/repository/upload-files.ts)
+  loadParameterInvalid: define('TRB_LOAD_PARAMETER_INVALID', 'INVALID_ARG', (model: string, detail: string) =>
+    `failed to load ${q(model)}: ${detail}`),
+  loadFilesTooLarge: define('TRB_LOAD_FILES_LIMIT', 'INVALID_ARG', (model: string, detail: string) =>
+    `failed to load ${q(model)}: ${detail}; put a model this large in the model repository on disk instead of sending it with the load request`),
+  modelFileMissing: define('TRB_MODEL_FILE_MISSING', 'INVALID_ARG', (model: string, field: string, file: string, why: string) =>
+    `failed to load ${q(model)}: ${field} ${q(file)} ${why}`),
+
+  // access control (src/frontend/restrict/: --http-restricted-api, --grpc-restricted-protocol).
+  // Triton's words and statuses: HTTP 403, gRPC UNAVAILABLE.
+  restricted: define('TRB_RESTRICTED', 'UNAVAILABLE', (what: 'API' | 'protocol', header: string) =>
+    `This ${what} is restricted, expecting header '${header}'`, 403),
+  restrictFlagInvalid: define('TRB_RESTRICT_FLAG_INVALID', 'INVALID_ARG', (flag: string, why: string) =>
+    `${flag}: ${why}`),
+
+  // client shared memory (src/frontend/shm/: --allow-client-shm, keys under /dev/shm)
+  clientShmDisabled: define('TRB_CLIENT_SHM_DISABLED', 'UNSUPPORTED', (what: string) =>
+    `${what}: client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.`),
+  shmKeyRefused: define('TRB_SHM_KEY_REFUSED', 'INVALID_ARG', (key: string, why: string) =>
+    `shared memory key ${key} is refused: ${why}; a key must name a regular file created with shm_open, directly in /dev/shm`),
+
   // configuration
   configInvalid: define('TRB_CONFIG_INVALID', 'INVALID_ARG', (problems: string) => problems),
 
@@ -119,6 +140,50 @@ export const Errors = {
   decoupledUnary: define('TRB_DECOUPLED_UNARY', 'UNSUPPORTED', (model: string) =>
     `ModelInfer RPC doesn't support models with decoupled transaction policy (model ${q(model)}); use a stream (gRPC ModelStreamInfer, or HTTP with Accept: text/event-stream)`),
 
+  // request bounds, the same for HTTP and gRPC (src/protocol/request-limits.ts)
+  requestTooManyInputs: define('TRB_REQUEST_TOO_MANY_INPUTS', 'INVALID_ARG', (model: string, count: number, max: number) =>
+    `model ${q(model)}: the request has ${count} inputs, more than the limit of ${max}`),
+  requestTooManyOutputs: define('TRB_REQUEST_TOO_MANY_OUTPUTS', 'INVALID_ARG', (model: string, count: number, max: number) =>
+    `model ${q(model)}: the request asks for ${count} outputs, more than the limit of ${max}`),
+  requestTooManyParameters: define('TRB_REQUEST_TOO_MANY_PARAMETERS', 'INVALID_ARG', (where: string, count: number, max: number) =>
+    `${where} has ${count} parameters, more than the limit of ${max}`),
+  requestParameterTooLarge: define('TRB_REQUEST_PARAMETER_TOO_LARGE', 'INVALID_ARG', (where: string, key: string, part: 'name' | 'value', bytes: number, max: number) =>
+    `${where} parameter ${q(key.length > 64 ? `${key.slice(0, 64)}...` : key)}: its ${part} is ${bytes} bytes, more than the limit of ${max}`),
+  requestRankTooLarge: define('TRB_REQUEST_RANK_TOO_LARGE', 'INVALID_ARG', (tensor: string, rank: number, max: number) =>
+    `tensor ${q(tensor)}: the shape has ${rank} dimensions, more than the limit of ${max}`),
+  requestJsonTooDeep: define('TRB_REQUEST_JSON_TOO_DEEP', 'INVALID_ARG', (what: string, max: number) =>
+    `the ${what} JSON nests arrays and objects more than ${max} levels deep; tensor 'data' may nest only as deep as its shape (or be flat)`),
+
+  // HTTP front end (src/frontend/http/): sizes, timeouts, malformed requests, TLS
+  httpInputTooLarge: define('TRB_HTTP_INPUT_TOO_LARGE', 'INVALID_ARG', (what: string, limit: number) =>
+    `${what} exceeds the maximum allowed value of ${limit} bytes; use --http-max-input-size to increase the limit`, 413),
+  httpEncodingUnsupported: define('TRB_HTTP_ENCODING_UNSUPPORTED', 'INVALID_ARG', (encoding: string) =>
+    `Content-Encoding ${q(encoding.slice(0, 64))} is not supported; use gzip, deflate or identity`, 415),
+  httpBodyUndecodable: define('TRB_HTTP_BODY_UNDECODABLE', 'INVALID_ARG', (detail: string) =>
+    `could not decompress the request body (Content-Encoding): ${detail}`),
+  httpTimeout: define('TRB_HTTP_TIMEOUT', 'INVALID_ARG', (what: string, secs: number, flag: string) =>
+    `the request's ${what} did not arrive within ${secs} s (${flag}); the connection is closed`, 408),
+  httpHeadersTooLarge: define('TRB_HTTP_HEADERS_TOO_LARGE', 'INVALID_ARG', (max: number) =>
+    `the request line and headers are larger than the ${max}-byte limit`, 431),
+  httpMalformed: define('TRB_HTTP_MALFORMED', 'INVALID_ARG', (detail: string) => `malformed HTTP request: ${detail}`),
+  httpMediaType: define('TRB_HTTP_MEDIA_TYPE', 'INVALID_ARG', () =>
+    'the Content-Type header is not a valid media type; send application/json, application/octet-stream, or none', 415),
+  httpUrlTooLong: define('TRB_HTTP_URL_TOO_LONG', 'INVALID_ARG', (max: number) =>
+    `a path segment of the URL is longer than ${max} characters`, 414),
+  httpTlsInvalid: define('TRB_HTTP_TLS_INVALID', 'INVALID_ARG', (msg: string) => msg),
+  httpPlainToTls: define('TRB_HTTP_PLAIN_TO_TLS', 'INVALID_ARG', () =>
+    'this port serves HTTPS (--http-use-ssl): send the request with https://'),
+
+  // gRPC front end (src/frontend/grpc/, src/protocol/grpc/): the request decoder's bounds, TLS.
+  // Oversized and undecompressable messages are refused by grpc-js itself (RESOURCE_EXHAUSTED).
+  grpcMalformed: define('TRB_GRPC_MALFORMED', 'INVALID_ARG', (message: string, what: string, at: number) =>
+    `malformed ${message}: ${what} at byte ${at}`),
+  grpcContentsTooLarge: define('TRB_GRPC_CONTENTS_TOO_LARGE', 'INVALID_ARG', (where: string, what: string, max: number) =>
+    `${where}: typed contents hold more than ${max} ${what} in this request; send tensors this large in raw_input_contents, as Triton's clients do`),
+  grpcTooManyRawContents: define('TRB_GRPC_TOO_MANY_RAW_CONTENTS', 'INVALID_ARG', (model: string, count: number, max: number) =>
+    `model ${q(model)}: raw_input_contents has ${count} entries, more than the limit of ${max} (one entry per input)`),
+  grpcTlsInvalid: define('TRB_GRPC_TLS_INVALID', 'INVALID_ARG', (msg: string) => `gRPC TLS: ${msg}`),
+
   // scheduling
   queueFull: define('TRB_QUEUE_FULL', 'UNAVAILABLE', (model: string) =>
     `model ${q(model)}: exceeds maximum queue size`),
@@ -143,6 +208,11 @@ export const Errors = {
     `model ${q(model)}: execution provider ${q(provider)} is not available on this machine (onnxruntime-node here ships the CPU provider only); remove it from optimization.execution_accelerators`),
   scriptError: define('TRB_SCRIPT_ERROR', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
   scriptLimit: define('TRB_SCRIPT_LIMIT', 'UNAVAILABLE', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+
+  // script imports (backends/typescript: a script's bundle holds only its model directory's files
+  // and installed packages; each line is "file:line:col: import '...' is refused: why")
+  scriptImportRefused: define('TRB_SCRIPT_IMPORT_REFUSED', 'INVALID_ARG', (model: string, script: string, lines: string[]) =>
+    `failed to load ${q(model)}: ${script} imports what a script may not read (a script may import its model directory's files and installed packages only):\n  ${lines.join('\n  ')}`),
 
   // pipelines
   stepFailed: define('TRB_STEP_FAILED', 'INTERNAL', (pipeline: string, step: string, msg: string) =>

@@ -14,6 +14,7 @@ import { checkInstanceGroup, ortSettings } from './session-options.js';
 import { createDirectRunner } from './direct-runner.js';
 import { createInlineRunner, type SessionRunner } from './session-runner.js';
 import { createWorkerRunner } from './worker-runner.js';
+import { relativePaths } from './load-error-paths.js';
 
 /** The loaded model; `executionTarget` and `measuredRunUs` say what `auto` decided (logs, tests). */
 export interface OrtBackendModel extends BackendModel {
@@ -21,19 +22,34 @@ export interface OrtBackendModel extends BackendModel {
   readonly measuredRunUs: number | undefined;
 }
 
-async function openSession(model: string, file: string, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
-  if (!existsSync(file)) throw Errors.modelLoadFailed(model, `model file '${file}' does not exist`);
+/** The model file as load errors name it: relative to the model directory (see load-error-paths.ts). */
+function shownFile(ctx: LoadContext): string {
+  return relativePaths(ctx.modelFile, [ctx.modelDir]);
+}
+
+/** onnxruntime's own message without the server's paths. */
+function ortMessage(ctx: LoadContext, e: unknown): string {
+  return relativePaths(e instanceof Error ? e.message : String(e), [ctx.modelDir]);
+}
+
+/**
+ * ONNX external data (TensorProto.external_data `location`) is confined by onnxruntime itself:
+ * 1.30 refuses absolute locations and any that resolve (symlinks included) outside the directory
+ * of the model file, before reading a byte (test/security/repository-paths.test.ts pins this).
+ */
+async function openSession(model: string, ctx: LoadContext, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
+  if (!existsSync(ctx.modelFile)) throw Errors.modelFileMissing(model, 'model file', shownFile(ctx), 'not found in the model directory');
   try {
-    return await ort.InferenceSession.create(file, options);
+    return await ort.InferenceSession.create(ctx.modelFile, options);
   } catch (e) {
-    throw Errors.modelLoadFailed(model, `onnxruntime could not load '${file}': ${e instanceof Error ? e.message : String(e)}`);
+    throw Errors.modelLoadFailed(model, `onnxruntime could not load '${shownFile(ctx)}': ${ortMessage(ctx, e)}`);
   }
 }
 
 async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendModel> {
   const settings = ortSettings(config);
   for (const g of config.instance_group) checkInstanceGroup(config, g);
-  const probe = await openSession(config.name, ctx.modelFile, settings.options);
+  const probe = await openSession(config.name, ctx, settings.options);
   let measuredRunUs: number | undefined;
   let target: 'inline' | 'worker';
   let constants: PlainTensor[];
@@ -80,13 +96,13 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
           await spare?.release(); // the probe session is not needed once a direct one serves
           spare = undefined;
         } else {
-          const session = spare ?? await openSession(config.name, ctx.modelFile, settings.options);
+          const session = spare ?? await openSession(config.name, ctx, settings.options);
           spare = undefined;
           runner = createInlineRunner(session);
         }
       } else {
         runner = await createWorkerRunner(ctx.modelFile, settings.options).catch((e: unknown) => {
-          throw Errors.modelLoadFailed(config.name, `onnxruntime worker could not load '${ctx.modelFile}': ${e instanceof Error ? e.message : String(e)}`);
+          throw Errors.modelLoadFailed(config.name, `onnxruntime worker could not load '${shownFile(ctx)}': ${ortMessage(ctx, e)}`);
         });
       }
       return createOrtInstance(plan, runner);
@@ -109,7 +125,7 @@ export function createOnnxRuntimeBackend(): BackendFactory {
     platforms: ['onnxruntime_onnx'],
     defaultModelFilename: 'model.onnx',
     async autoComplete(config, ctx) {
-      const session = await openSession(config.name, ctx.modelFile, METADATA_OPTIONS);
+      const session = await openSession(config.name, ctx, METADATA_OPTIONS);
       try {
         return completeConfig(config, modelSignature(session));
       } catch (e) {

@@ -1,12 +1,9 @@
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
 import { build, type Message } from 'esbuild';
-import { sandboxPlugin } from './sandbox-plugin.js';
+import { ENTRY, ENTRY_NS, REFUSED, sandboxPlugin } from './sandbox-plugin.js';
+import { PROJECT_NODE_MODULES, RUNTIME_DIR, scriptScope, scrubPaths, showPath, type ScriptScope } from './script-scope.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const RUNTIME = join(here, 'bls');
-/** The project's node_modules: scripts in a repository outside the project still find its packages. */
-export const PROJECT_NODE_MODULES = join(here, '..', '..', 'node_modules');
+export { PROJECT_NODE_MODULES } from './script-scope.js';
 
 export interface ScriptBundle {
   /** One classic script (IIFE) that installs the model on the isolate's global object. */
@@ -18,31 +15,45 @@ export interface ScriptBundle {
   filename: string;
 }
 
-export type BundleResult = { ok: true; bundle: ScriptBundle } | { ok: false; errors: string[] };
+/** `refused`: some import was refused for reading outside the model directory and the packages. */
+export type BundleResult = { ok: true; bundle: ScriptBundle } | { ok: false; errors: string[]; refused: boolean };
+
+/**
+ * The tsconfig esbuild compiles with. Given, so esbuild reads no tsconfig.json of its own: one in
+ * the model directory or any directory above it could otherwise redirect imports anywhere
+ * (`paths`, `baseUrl`, `extends` naming a file outside). A model's own tsconfig.json is ignored.
+ */
+const TSCONFIG = { compilerOptions: {} };
 
 /** esbuild locations are relative to its working directory (the version dir); show them from the model dir. */
-function formatMessage(m: Message, workDir: string, modelDir: string): string {
+function formatMessage(m: Message, workDir: string, scope: ScriptScope): string {
+  // Refusals quote the import as written (and name no other path): shown unchanged.
+  const text = m.detail === REFUSED ? m.text : scrubPaths(scope, m.text);
   const loc = m.location;
-  if (!loc) return m.text;
-  return `${relative(modelDir, resolve(workDir, loc.file))}:${loc.line}:${loc.column + 1}: ${m.text}`;
+  if (!loc) return text;
+  // esbuild names modules without a file in angle brackets (<data:...>); the entry is ours.
+  const file = loc.namespace === ENTRY_NS ? `${ENTRY}.ts` : loc.file.startsWith('<') ? loc.file : showPath(scope, resolve(workDir, loc.file));
+  return `${file}:${loc.line}:${loc.column + 1}: ${text}`;
 }
 
 /**
  * Bundle `modelFile` with its pure-JS imports and the sandbox runtime into one script for
  * isolated-vm (which runs classic scripts, hence IIFE). The source map stays on the host: it only
- * serves to map isolate stack traces back to model.ts:line:col.
+ * serves to map isolate stack traces back to model.ts:line:col. What the bundle may contain is
+ * decided by sandbox-plugin.ts.
  */
 export async function bundleScript(modelFile: string, modelDir: string): Promise<BundleResult> {
   const versionDir = dirname(modelFile);
+  const scope = scriptScope(modelDir);
   const entry = [
-    `import ${JSON.stringify(join(RUNTIME, 'sandbox-globals.ts'))};`,
+    `import ${JSON.stringify(join(RUNTIME_DIR, 'sandbox-globals.ts'))};`,
     `import Model from ${JSON.stringify(modelFile)};`,
-    `import { install } from ${JSON.stringify(join(RUNTIME, 'entry.ts'))};`,
+    `import { install } from ${JSON.stringify(join(RUNTIME_DIR, 'entry.ts'))};`,
     'install(Model);',
   ].join('\n');
   try {
     const r = await build({
-      stdin: { contents: entry, resolveDir: versionDir, sourcefile: 'tributary-entry.ts', loader: 'ts' },
+      entryPoints: [ENTRY],
       bundle: true,
       write: false,
       format: 'iife',
@@ -51,21 +62,26 @@ export async function bundleScript(modelFile: string, modelDir: string): Promise
       mainFields: ['module', 'main'],
       conditions: ['import', 'module', 'default'],
       nodePaths: [PROJECT_NODE_MODULES],
+      tsconfigRaw: TSCONFIG,
       outfile: join(versionDir, 'model.bundle.js'),
       absWorkingDir: versionDir,
       sourcemap: 'external',
       sourcesContent: false,
       legalComments: 'none',
       logLevel: 'silent',
-      plugins: [sandboxPlugin(join(RUNTIME, 'index.ts'))],
+      plugins: [sandboxPlugin({ scope, runtimeEntry: join(RUNTIME_DIR, 'index.ts'), entry: { contents: entry, resolveDir: versionDir } })],
     });
     const js = r.outputFiles.find((f) => f.path.endsWith('.js'));
     const map = r.outputFiles.find((f) => f.path.endsWith('.map'));
-    if (!js || !map) return { ok: false, errors: ['esbuild produced no output'] };
+    if (!js || !map) return { ok: false, errors: ['esbuild produced no output'], refused: false };
     return { ok: true, bundle: { code: js.text, map: map.text, sourceRoot: versionDir, filename: 'file:///model.bundle.js' } };
   } catch (e) {
     const errs = (e as { errors?: Message[] }).errors;
-    if (Array.isArray(errs) && errs.length) return { ok: false, errors: errs.map((m) => formatMessage(m, versionDir, modelDir)) };
-    return { ok: false, errors: [(e as Error).message] };
+    if (Array.isArray(errs) && errs.length) {
+      // A glob reaching outside fails once per matching file, all at the same import: say it once.
+      const lines = [...new Set(errs.map((m) => formatMessage(m, versionDir, scope)))];
+      return { ok: false, errors: lines, refused: errs.some((m) => m.detail === REFUSED) };
+    }
+    return { ok: false, errors: [scrubPaths(scope, (e as Error).message)], refused: false };
   }
 }

@@ -1,9 +1,7 @@
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import ts from 'typescript';
-import { PROJECT_NODE_MODULES } from './bundle-script.js';
+import { BLS_TYPES, PROJECT_NODE_MODULES, placeOfSync, scriptScope, scrubPaths, showPath, type ScriptScope } from './script-scope.js';
 
-const BLS_TYPES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'types', 'bls.d.ts');
 const GLOBALS_FILE = '/__tributary__/sandbox-globals.d.ts';
 
 /** The web globals the sandbox provides (sandbox-globals.ts); the check uses no DOM or Node types. */
@@ -32,12 +30,39 @@ const OPTIONS: ts.CompilerOptions = {
 /** Library and package declarations never change while the server runs: parse them once. */
 const sourceCache = new Map<string, ts.SourceFile>();
 
-function createHost(): ts.CompilerHost {
+/**
+ * A compiler host that sees only what a script may import: the model directory, the installed
+ * packages (TypeScript's own lib files among them) and the bls types. Anything else does not
+ * exist for it, so `import type`, `/// <reference path>` or a type query naming a file outside
+ * cannot pull that file's contents into a diagnostic (a literal type would quote them).
+ */
+function createHost(scope: ScriptScope): ts.CompilerHost {
   const host = ts.createCompilerHost(OPTIONS, true);
+  const seen = new Map<string, boolean>();
+  const visible = (p: string): boolean => {
+    if (p === GLOBALS_FILE) return true;
+    let ok = seen.get(p);
+    if (ok === undefined) {
+      const abs = resolve(p);
+      ok = abs === BLS_TYPES || placeOfSync(scope, abs) !== undefined;
+      seen.set(p, ok);
+    }
+    return ok;
+  };
   const base = host.getSourceFile.bind(host);
+  const readFile = host.readFile.bind(host);
+  const directoryExists = host.directoryExists?.bind(host);
+  const getDirectories = host.getDirectories?.bind(host);
+  const realpath = host.realpath?.bind(host);
+  host.readFile = (f) => (visible(f) ? readFile(f) : undefined);
+  if (directoryExists) host.directoryExists = (d) => visible(d) && directoryExists(d);
+  if (getDirectories) host.getDirectories = (d) => (visible(d) ? getDirectories(d) : []);
+  if (realpath) host.realpath = (p) => (visible(p) ? realpath(p) : p);
   host.getSourceFile = (fileName, lang, onError, fresh) => {
     if (fileName === GLOBALS_FILE) return ts.createSourceFile(fileName, GLOBALS, lang);
-    const shared = fileName.includes('/node_modules/') || fileName === BLS_TYPES;
+    if (!visible(fileName)) return undefined;
+    // Only the server's own declarations: an upload's node_modules dies with its temporary directory.
+    const shared = fileName.startsWith(`${PROJECT_NODE_MODULES}/`) || fileName === BLS_TYPES;
     if (shared) {
       const hit = sourceCache.get(fileName);
       if (hit) return hit;
@@ -47,7 +72,7 @@ function createHost(): ts.CompilerHost {
     return sf;
   };
   const exists = host.fileExists.bind(host);
-  host.fileExists = (f) => f === GLOBALS_FILE || exists(f);
+  host.fileExists = (f) => f === GLOBALS_FILE || (visible(f) && exists(f));
   return host;
 }
 
@@ -56,15 +81,16 @@ function createHost(): ts.CompilerHost {
  * lines for problems in the model's own files (package declarations are not the author's to fix).
  */
 export function typeCheckScript(modelFile: string, modelDir: string): string[] {
-  const program = ts.createProgram({ rootNames: [modelFile, GLOBALS_FILE], options: OPTIONS, host: createHost() });
+  const scope = scriptScope(modelDir);
+  const program = ts.createProgram({ rootNames: [modelFile, GLOBALS_FILE], options: OPTIONS, host: createHost(scope) });
   const diags = ts.getPreEmitDiagnostics(program);
   const out: string[] = [];
   for (const d of diags) {
     if (d.category !== ts.DiagnosticCategory.Error) continue;
-    const msg = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
+    const msg = scrubPaths(scope, ts.flattenDiagnosticMessageText(d.messageText, '\n  '));
     if (!d.file) { out.push(`TS${d.code}: ${msg}`); continue; }
-    const rel = relative(modelDir, d.file.fileName);
-    if (rel.startsWith('..') || rel.includes('node_modules')) continue;
+    const rel = showPath(scope, d.file.fileName);
+    if (rel.startsWith('..') || rel.startsWith('<') || rel.includes('node_modules') || rel.startsWith('tributary/')) continue;
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start ?? 0);
     out.push(`${rel}:${line + 1}:${character + 1}: TS${d.code}: ${msg}`);
   }

@@ -1,8 +1,9 @@
 import { access } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { BackendFactory, BackendModel, LoadContext } from '../../src/backend/index.js';
 import type { ModelConfig } from '../../src/config/index.js';
-import { Errors } from '../../src/errors.js';
+import { Errors, type TributaryError } from '../../src/errors.js';
+import { confinePath } from '../../src/paths/index.js';
 import { bundleScript } from './bundle-script.js';
 import { readModelFiles } from './read-model-files.js';
 import { sandboxOptions } from './sandbox-options.js';
@@ -15,14 +16,18 @@ async function exists(p: string): Promise<boolean> {
   return access(p).then(() => true, () => false);
 }
 
-/** model.ts, or model.js when the config names the default and only the .js exists. */
+/**
+ * model.ts, or model.js when the config names the default and only the .js exists. The loader has
+ * confined ctx.modelFile; the model.js fallback is confined here the same way (src/paths/).
+ */
 async function findScript(config: ModelConfig, ctx: LoadContext): Promise<string> {
   if (await exists(ctx.modelFile)) return ctx.modelFile;
   if (basename(ctx.modelFile) === 'model.ts') {
-    const js = join(dirname(ctx.modelFile), 'model.js');
+    const js = await confinePath(ctx.versionDir, 'model.js', 'model file', { inside: `version directory ${ctx.version}/ of the model` })
+      .catch((e: unknown) => { throw Errors.pathEscapes.is(e) ? (e as TributaryError).withContext(`failed to load '${config.name}'`) : e; });
     if (await exists(js)) return js;
   }
-  throw Errors.modelLoadFailed(config.name, `no script at ${relative(ctx.modelDir, ctx.modelFile)} in ${ctx.modelDir} (a typescript model needs <version>/model.ts or model.js)`);
+  throw Errors.modelLoadFailed(config.name, `no script at ${relative(ctx.modelDir, ctx.modelFile)} in the model directory (a typescript model needs <version>/model.ts or model.js)`);
 }
 
 /**
@@ -41,6 +46,11 @@ const typescriptBackend: BackendFactory = {
     const options = sandboxOptions(config);
     const file = await findScript(config, ctx);
     const rel = relative(ctx.modelDir, file);
+    // Bundle first: it refuses imports that leave the model directory with their own message,
+    // where the type checker would only report modules it cannot find.
+    const bundled = await bundleScript(file, ctx.modelDir);
+    if (!bundled.ok && bundled.refused) throw Errors.scriptImportRefused(config.name, rel, bundled.errors);
+    if (!bundled.ok) throw Errors.modelLoadFailed(config.name, `cannot bundle ${rel}:\n  ${bundled.errors.join('\n  ')}`);
     if (file.endsWith('.ts') && options.typeCheck !== 'off') {
       const problems = typeCheckScript(file, ctx.modelDir);
       if (problems.length && options.typeCheck === 'error') {
@@ -48,8 +58,6 @@ const typescriptBackend: BackendFactory = {
       }
       for (const p of problems) ctx.log.warn(`model '${config.name}': ${p}`);
     }
-    const bundled = await bundleScript(file, ctx.modelDir);
-    if (!bundled.ok) throw Errors.modelLoadFailed(config.name, `cannot bundle ${rel}:\n  ${bundled.errors.join('\n  ')}`);
     const decoupled = config.model_transaction_policy?.decoupled === true;
     const spec: IsolateSpec = {
       model: config.name,

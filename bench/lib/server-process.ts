@@ -1,13 +1,13 @@
-/** Start the server in a child process (see serve.ts) and get its HTTP and metrics URLs and gRPC ports. */
+/** Start the server in a child process (see serve.ts) and get its HTTP and metrics URLs and gRPC port. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { GrpcImplementation, ServeOptions, ServePorts } from './serve.js';
+import type { ServeOptions, ServePorts } from './serve.js';
 
 export interface ServerProcess {
   httpBase: string;
   metricsBase: string;
-  /** Ports of the gRPC front ends asked for in ServeOptions.grpc. */
-  grpcPorts: Partial<Record<GrpcImplementation, number>>;
+  /** The gRPC port when ServeOptions.grpc asked for the gRPC front end. */
+  grpcPort?: number;
   pid: number;
   close(): Promise<void>;
 }
@@ -29,7 +29,7 @@ export function spawnServer(options: ServeOptions, taskset?: string): Promise<Se
       resolve({
         httpBase: `http://127.0.0.1:${ports.http}`,
         metricsBase: `http://127.0.0.1:${ports.metrics}`,
-        grpcPorts: ports.grpc,
+        ...(ports.grpc === undefined ? {} : { grpcPort: ports.grpc }),
         pid: child.pid!,
         close: () => new Promise<void>((done) => {
           if (child.exitCode !== null) return done();

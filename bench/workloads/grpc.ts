@@ -66,10 +66,10 @@ async function sseRate(port: number, seconds: number, n: number, streamers: numb
 
 async function main(): Promise<Record<string, unknown>[]> {
   const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 3;
-  const child = await spawnServer({ modelRepository: REPO, grpc: ['grpc-js'] });
+  const child = await spawnServer({ modelRepository: REPO, grpc: true });
   const httpPort = Number(new URL(child.httpBase).port);
   const pkg = loadPackageDefinition(loadProtos()) as any;
-  const client = new pkg.inference.GRPCInferenceService(`127.0.0.1:${child.grpcPorts['grpc-js']}`, credentials.createInsecure());
+  const client = new pkg.inference.GRPCInferenceService(`127.0.0.1:${child.grpcPort}`, credentials.createInsecure());
 
   const data = Buffer.from(new Float32Array(16).fill(1.5).buffer);
   const req = { model_name: 'identity_fp32', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16] }], raw_input_contents: [data] };

@@ -1,8 +1,10 @@
 import { createWriteStream } from 'node:fs';
 import { createSharedMemoryRegistry } from '../frontend/shm/index.js';
 import { startGrpcServer } from '../frontend/grpc/index.js';
-import { startGrpcH2Server } from '../frontend/grpc-h2/index.js';
+import { grpcOptionsFromFlags } from './grpc-flags.js';
 import { startHttpServer } from '../frontend/http/index.js';
+import { httpOptionsFromFlags } from './http-flags.js';
+import { exposureWarnings, parseRestrictions } from '../frontend/restrict/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
 import { startMetricsServer } from '../metrics/index.js';
 import { createServer } from '../server/index.js';
@@ -28,10 +30,26 @@ export const SERVE_FLAGS: FlagSpec = {
   'grpc-address': { type: 'string' },
   'metrics-address': { type: 'string' },
   'metrics-config': { type: 'string', multiple: true },
-  'http-body-limit': { type: 'string' },
-  'grpc-max-message-bytes': { type: 'string' },
-  'grpc-implementation': { type: 'string' },
-  'enable-system-shared-memory': { type: 'string' },
+  'http-max-input-size': { type: 'string' },
+  'http-header-timeout-secs': { type: 'string' },
+  'http-request-timeout-secs': { type: 'string' },
+  'http-max-connections': { type: 'string' },
+  'http-use-ssl': { type: 'string' },
+  'http-use-ssl-mutual': { type: 'string' },
+  'http-server-cert': { type: 'string' },
+  'http-server-key': { type: 'string' },
+  'http-root-cert': { type: 'string' },
+  'grpc-max-input-size': { type: 'string' },
+  'grpc-max-connections': { type: 'string' },
+  'grpc-max-concurrent-streams': { type: 'string' },
+  'grpc-use-ssl': { type: 'string' },
+  'grpc-use-ssl-mutual': { type: 'string' },
+  'grpc-server-cert': { type: 'string' },
+  'grpc-server-key': { type: 'string' },
+  'grpc-root-cert': { type: 'string' },
+  'allow-client-shm': { type: 'string' },
+  'http-restricted-api': { type: 'string', multiple: true },
+  'grpc-restricted-protocol': { type: 'string', multiple: true },
   'log-verbose': { type: 'string' },
   'log-info': { type: 'string' },
   'log-warning': { type: 'string' },
@@ -58,10 +76,46 @@ Flags follow tritonserver's names; each takes --flag=value or --flag value.
   --http-address, --grpc-address, --metrics-address <addr>   listen addresses (default 0.0.0.0)
   --allow-http, --allow-grpc, --allow-metrics <bool>          turn a front end off (default true)
   --metrics-config <k=v>          summary_latencies=true, summary_quantiles=0.5:0.05,..., histogram_latencies=true (repeatable)
-  --http-body-limit <bytes>       largest HTTP request body (default 2147483647)
-  --grpc-max-message-bytes <n>    largest gRPC message either way (default 2147483647)
-  --grpc-implementation <impl>    grpc-js (default) | http2: the lean node:http2 transport, same service
-  --enable-system-shared-memory <bool>  allow the system shared-memory extension (default false)
+  --http-max-input-size <bytes>   largest HTTP request body, as sent and once decompressed (gzip/deflate are
+                                  inflated only up to it); more is 413 (default 67108864 = 64 MiB, as
+                                  tritonserver). Replaces --http-body-limit
+  --http-header-timeout-secs <n>  time a client has to send a request line and headers, counted from the
+                                  connection or from the request's first byte; then 408 and close (default
+                                  60; 0 = no limit). Also bounds the TLS handshake. An idle kept-alive
+                                  connection closes after 65 s
+  --http-request-timeout-secs <n> time a client has to send a whole request, headers and body; a trickled
+                                  body is cut off with 408 (default 300; 0 = no limit). Time spent
+                                  answering is not counted
+  --http-max-connections <n>      open HTTP connections at once; more are closed on arrival (default 1024;
+                                  0 = no limit)
+  --http-use-ssl <bool>           serve HTTPS with --http-server-cert and --http-server-key (default false)
+  --http-use-ssl-mutual <bool>    HTTPS that also requires a client certificate signed by --http-root-cert;
+                                  implies --http-use-ssl (default false)
+  --http-server-cert <file>       PEM server certificate (chain)
+  --http-server-key <file>        PEM server private key
+  --http-root-cert <file>         PEM CA certificate(s) that client certificates must chain to
+  --grpc-max-input-size <bytes>   largest gRPC request message, as sent and once decompressed; more is
+                                  RESOURCE_EXHAUSTED (default: --http-max-input-size's value, 64 MiB; at most
+                                  2147483647). tritonserver has no such flag (it fixes 2 GiB); this replaces
+                                  --grpc-max-message-bytes. Responses may reach 2147483647 bytes
+  --grpc-max-connections <n>      open gRPC connections at once; more are closed on arrival (default 1024)
+  --grpc-max-concurrent-streams <n>  calls in flight on one gRPC connection (default 128)
+  --grpc-use-ssl <bool>           serve gRPC over TLS with --grpc-server-cert and --grpc-server-key (default false)
+  --grpc-use-ssl-mutual <bool>    TLS that also requires a client certificate signed by --grpc-root-cert;
+                                  implies --grpc-use-ssl (default false)
+  --grpc-server-cert <file>       PEM server certificate (chain)
+  --grpc-server-key <file>        PEM server private key
+  --grpc-root-cert <file>         PEM CA certificate(s) that client certificates must chain to
+  --allow-client-shm <bool>       let clients register system shared memory regions (/dev/shm keys) and
+                                  place tensors in them (default false)
+  --http-restricted-api <categories>:<header>=<value>
+                                  HTTP requests of these categories must carry header <header> with <value>,
+                                  else 403 (repeatable, one group per category). Categories: health, metadata,
+                                  inference, shared-memory, model-config, model-repository, statistics, trace,
+                                  logging
+  --grpc-restricted-protocol <categories>:<key>=<value>
+                                  the same for gRPC: calls must carry metadata triton-grpc-protocol-<key>
+                                  with <value>, else UNAVAILABLE
   --log-verbose <n>               verbose log level (default 0)
   --log-info, --log-warning, --log-error <bool>
   --log-format <default|ISO8601>
@@ -106,19 +160,24 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const httpHost = String(f['http-address'] ?? '0.0.0.0');
   const grpcHost = String(f['grpc-address'] ?? '0.0.0.0');
   const metricsHost = String(f['metrics-address'] ?? '0.0.0.0');
-  const shmEnabled = boolFlag('enable-system-shared-memory', f['enable-system-shared-memory'], false);
+  const shmEnabled = boolFlag('allow-client-shm', f['allow-client-shm'], false);
+  const httpRestrictions = parseRestrictions('http-restricted-api', listFlag(f['http-restricted-api']));
+  const grpcRestrictions = parseRestrictions('grpc-restricted-protocol', listFlag(f['grpc-restricted-protocol']));
   const allowHttp = boolFlag('allow-http', f['allow-http'], true);
   const allowGrpc = boolFlag('allow-grpc', f['allow-grpc'], true);
   const allowMetrics = boolFlag('allow-metrics', f['allow-metrics'], true);
   const exitOnError = boolFlag('exit-on-error', f['exit-on-error'], false);
-  const bodyLimit = intFlag('http-body-limit', f['http-body-limit'], 2147483647, 1);
-  const grpcMaxBytes = intFlag('grpc-max-message-bytes', f['grpc-max-message-bytes'], 2147483647, 1);
-  const grpcImpl = String(f['grpc-implementation'] ?? 'grpc-js');
-  if (grpcImpl !== 'grpc-js' && grpcImpl !== 'http2') throw Errors.invalidArg(`--grpc-implementation must be grpc-js or http2, got '${grpcImpl}'`);
   const pollSecs = intFlag('repository-poll-secs', f['repository-poll-secs'], 15);
   const strict = boolFlag('strict-model-config', f['strict-model-config'], false);
   boolFlag('strict-readiness', f['strict-readiness'], true); // accepted for tritonserver compatibility; readiness is always strict
   const log = createLogger('serve');
+  const grpcOptions = allowGrpc ? grpcOptionsFromFlags(f, log) : {};
+  const httpOptions = allowHttp ? httpOptionsFromFlags(f, log) : {};
+  const exposed = exposureWarnings(mode, [
+    ...(allowHttp ? [{ name: 'HTTP' as const, host: httpHost, restrictions: httpRestrictions }] : []),
+    ...(allowGrpc ? [{ name: 'gRPC' as const, host: grpcHost, restrictions: grpcRestrictions }] : []),
+  ]);
+  for (const w of exposed) log.warn(w);
 
   const server = await createServer({
     modelRepository: repos,
@@ -144,15 +203,15 @@ export async function serve(argv: readonly string[]): Promise<number> {
   try {
     if (allowHttp) {
       const h = await startHttpServer(server, {
-        port: httpPort, host: httpHost, bodyLimit,
+        ...httpOptions, port: httpPort, host: httpHost, restrictions: httpRestrictions,
         ...(sharedMemory ? { sharedMemory } : {}),
       });
       closers.push(h.close);
       log.info(`HTTP (KServe v2) listening on ${httpHost}:${h.port}`);
     }
     if (allowGrpc) {
-      const g = await (grpcImpl === 'http2' ? startGrpcH2Server : startGrpcServer)(server, {
-        port: grpcPort, host: grpcHost, maxMessageBytes: grpcMaxBytes,
+      const g = await startGrpcServer(server, {
+        ...grpcOptions, port: grpcPort, host: grpcHost, restrictions: grpcRestrictions,
         ...(sharedMemory ? { sharedMemory } : {}),
       });
       closers.push(g.close);

@@ -9,7 +9,7 @@ export type { GrpcClient, GrpcClientOptions } from './grpc/index.js';
 export { ClientError } from './client-error.js';
 export type { ClientErrorInit } from './client-error.js';
 export type {
-  InferenceClient, InferOptions, InferResult, RequestedOutputOptions, SequenceOptions, LoadModelOptions,
+  InferenceClient, InferOptions, InferResult, RequestedOutputOptions, SequenceOptions, LoadModelOptions, TlsClientOptions,
   ModelConfig, ModelIndexEntry, ModelMetadata, ModelStatistics, ServerMetadata, Parameters, Tensor,
 } from './types.js';
 export { createTensor, tensorStrings } from '../tensor/index.js';

@@ -53,6 +53,19 @@ export interface InferResult {
   output(name: string): Tensor;
 }
 
+/**
+ * TLS for a client transport: PEM contents (string or bytes), not file names. An empty object is
+ * TLS that trusts the system's root certificates.
+ */
+export interface TlsClientOptions {
+  /** CA certificate(s) that signed the server's certificate; the system's roots when absent. */
+  ca?: string | Uint8Array;
+  /** Client certificate chain, for servers that require one (mutual TLS); needs `key`. */
+  cert?: string | Uint8Array;
+  /** The client certificate's private key; needs `cert`. */
+  key?: string | Uint8Array;
+}
+
 export interface LoadModelOptions {
   /** A model configuration (JSON text or object) replacing the one in the repository. */
   config?: string | object;

@@ -7,9 +7,10 @@ import type { Model } from './model.js';
 /**
  * Run the config's model_warmup samples through the model before it is READY (Triton's
  * semantics: zero_data, random_data or input_data_file per input; `count` repetitions).
- * `readFile` is injected because model/ does no I/O.
+ * `inputFile` hands over the bytes of an `input_data_file`, which the loader has read (confined to
+ * <model>/warmup/) before the model existed: model/ does no I/O.
  */
-export async function runWarmup(model: Model, config: ModelConfig, readFile: (relPath: string) => Promise<Uint8Array>): Promise<void> {
+export async function runWarmup(model: Model, config: ModelConfig, inputFile: (file: string) => Uint8Array): Promise<void> {
   for (const w of config.model_warmup) {
     const batch = config.max_batch_size > 0 ? Math.max(1, w.batch_size || 1) : 0;
     const inputs: Tensor[] = [];
@@ -19,7 +20,7 @@ export async function runWarmup(model: Model, config: ModelConfig, readFile: (re
       const shape = batch ? [batch, ...spec.dims] : [...spec.dims];
       const n = elementCount(shape);
       if (spec.input_data_file) {
-        const bytes = await readFile(`warmup/${spec.input_data_file}`);
+        const bytes = inputFile(spec.input_data_file);
         if (dt === 'BYTES') {
           inputs.push(createTensor(name, dt, shape, Array.from({ length: n }, () => bytes)));
         } else {

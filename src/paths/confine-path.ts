@@ -112,3 +112,11 @@ export async function confineAbsolute(root: string, path: string, field: string,
   if (!isInside(realRoot, real)) throw escapes(field, shown, 'it leaves the model directory');
   return real;
 }
+
+/** Synchronous `confineAbsolute`, for resolver hooks that cannot wait (the TypeScript compiler host). */
+export function confineAbsoluteSync(root: string, path: string, field: string, shown: string): string {
+  const realRoot = realOrAncestorSync(resolve(root));
+  const real = realOrAncestorSync(resolve(path));
+  if (!isInside(realRoot, real)) throw escapes(field, shown, 'it leaves the model directory');
+  return real;
+}

@@ -1,5 +1,5 @@
 export { checkModelName, modelNameProblem, MAX_NAME_BYTES } from './check-model-name.js';
 export {
-  confinePath, confinePathSync, confineAbsolute, isInside, relativeNameProblem, MAX_RELATIVE_PATH_BYTES,
+  confinePath, confinePathSync, confineAbsolute, confineAbsoluteSync, isInside, relativeNameProblem, MAX_RELATIVE_PATH_BYTES,
   type ConfineOptions,
 } from './confine-path.js';

@@ -8,6 +8,7 @@ import { elementCount, type DataType, type Tensor, type BytesData } from '../ten
 import type { InferenceRequest, InferenceResponse, Parameters } from '../backend/index.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
+import { checkParameters } from './request-limits.js';
 
 export interface GenerateInputMeta { name: string; datatype: DataType; shape: readonly number[] }
 
@@ -55,6 +56,7 @@ export function decodeGenerateRequest(
     const flat = Array.isArray(value) ? value.flat(Infinity) : [value];
     inputs.push(tensorFromJson(key, meta.datatype, shapeFor(key, meta.shape, flat.length), flat));
   }
+  checkParameters('the generate request', params);
   const parsed = parseRequestParameters(params);
   const req: InferenceRequest = { model: ctx.model, inputs, ...parsed.fields };
   if (ctx.version) req.version = ctx.version;

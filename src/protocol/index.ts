@@ -4,6 +4,10 @@ export { tensorFromJson, tensorDataJson, halfToNumber, bf16ToNumber } from './js
 export { parseRequestParameters, checkParamValue } from './request-parameters.js';
 export type { ParsedRequestParameters } from './request-parameters.js';
 export {
+  REQUEST_LIMITS, checkInputCount, checkOutputCount, checkParameters, checkParameter, checkRank,
+} from './request-limits.js';
+export { MAX_JSON_DEPTH, checkJsonDepth, jsonNestsDeeper } from './json-depth.js';
+export {
   HEADER_LENGTH, parseHeaderLength, splitInferBody, BinaryCursor, binaryInput, rawBodyInput, frameBinary,
   binaryOutputSize, binaryChunks,
 } from './binary-tensor.js';

@@ -10,6 +10,7 @@ import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput }
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
+import { checkInputCount, checkOutputCount, checkParameters, checkRank } from './request-limits.js';
 
 const bad = (msg: string) => Errors.badRequest(msg);
 const utf8d = new TextDecoder();
@@ -49,6 +50,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function readParams(where: string, v: unknown): Parameters | undefined {
   if (v === undefined) return undefined;
   if (!isObject(v)) throw bad(`${where} 'parameters' must be an object`);
+  checkParameters(where, v);
   const out: Parameters = {};
   for (const k of Object.keys(v)) out[k] = checkParamValue(where, k, v[k]);
   return out;
@@ -56,6 +58,7 @@ function readParams(where: string, v: unknown): Parameters | undefined {
 
 function readShape(name: string, v: unknown): number[] {
   if (!Array.isArray(v)) throw Errors.tensorSize(name, `'shape' must be an array of non-negative integers`);
+  checkRank(name, v.length);
   for (const d of v) {
     if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
       throw Errors.tensorSize(name, `'shape' must be an array of non-negative integers, got ${JSON.stringify(v)}`);
@@ -85,7 +88,7 @@ function placement(tensor: string, p: Parameters | undefined): OutputPlacement |
 }
 
 function noShm(tensor: string): never {
-  throw Errors.featureNotEnabled(`tensor '${tensor}': system shared memory`, 'start the server with --enable-system-shared-memory=true');
+  throw Errors.clientShmDisabled(`tensor '${tensor}' is placed in system shared memory`);
 }
 
 function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: BinaryCursor): Tensor {
@@ -118,6 +121,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   if (!isObject(json)) throw bad(`the inference request body must be a JSON object`);
   if (!Array.isArray(json.inputs)) throw bad(`the inference request must have an 'inputs' array`);
   if (json.id !== undefined && typeof json.id !== 'string') throw bad(`request 'id' must be a string`);
+  checkInputCount(ctx.model, json.inputs.length);
   const cursor = new BinaryCursor(ctx.binary);
   const inputs: Tensor[] = new Array(json.inputs.length);
   const seen = new Set<string>();
@@ -133,6 +137,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   let outputs: RequestedOutput[] | undefined;
   if (json.outputs !== undefined) {
     if (!Array.isArray(json.outputs)) throw bad(`'outputs' must be an array`);
+    checkOutputCount(ctx.model, json.outputs.length);
     outputs = json.outputs.map((o: unknown, i: number) => {
       if (!isObject(o) || typeof o.name !== 'string' || o.name === '') throw bad(`requested output ${i} must be an object with a string 'name'`);
       const p = readParams(`output '${o.name}'`, o.parameters);

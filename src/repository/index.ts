@@ -8,3 +8,5 @@ export type { LoadEnv } from './model-loader.js';
 export { readRepositoryConfigs, validateRepository } from './validate-repository.js';
 export type { RepositoryConfigs, RepositoryReport } from './validate-repository.js';
 export type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';
+export { DEFAULT_UPLOAD_LIMITS } from './upload-files.js';
+export type { UploadLimits } from './upload-files.js';

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { guessBackend } from './guess-backend.js';
-import { join } from 'node:path';
+import { readConfigFiles } from './config-files.js';
+import { versionDirectory, versionPaths } from './model-paths.js';
 import type { BackendInstance, BackendRegistry, LoadContext, ModelHost } from '../backend/index.js';
 import {
   deepFreeze, formatProblems, isEnsemble, positionOf, validateConfig, type ModelConfig, type ParsedConfig,
@@ -66,35 +66,26 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
     return model;
   }
 
-  const versionDir = join(modelDir, v);
   if (!config.backend && !config.platform) {
-    const g = await guessBackend(versionDir);
-    if (!g) throw Errors.modelLoadFailed(name, `no backend or platform in the config and no model.onnx / model.ts in ${versionDir}`);
+    const g = await guessBackend((await versionDirectory(name, modelDir, v)).versionDir);
+    if (!g) throw Errors.modelLoadFailed(name, `no backend or platform in the config and no model.onnx / model.ts in version directory ${v}/`);
     config.backend = g.backend;
     config.platform = g.platform;
   }
   const factory = env.registry.resolve(name, config.backend, config.platform);
   if (!config.backend) config.backend = factory.name;
-  const filename = config.default_model_filename || factory.defaultModelFilename;
-  const ctx: LoadContext = {
-    modelDir, versionDir, version: v, modelFile: join(versionDir, filename), host: env.host, log: env.log,
-  };
+  const paths = await versionPaths(name, modelDir, v, config.default_model_filename, factory.defaultModelFilename);
+  const ctx: LoadContext = { ...paths, version: v, host: env.host, log: env.log };
   if (!parsed.present && env.strict) {
-    throw Errors.modelLoadFailed(name, `no config.pbtxt in ${modelDir}, and --strict-model-config=true forbids auto-completing it`);
+    throw Errors.modelLoadFailed(name, `no config.pbtxt in the model directory, and --strict-model-config=true forbids auto-completing it`);
   }
   if (!env.strict && factory.autoComplete) config = await factory.autoComplete(config, ctx);
   const problems = validateConfig({ ...parsed, config }).filter((p) => p.severity === 'error');
   if (problems.length) fail(name, parsed, problems);
   config = deepFreeze(config);
 
-  const labels = new Map<string, string[]>();
-  for (const o of config.output) {
-    if (!o.label_filename) continue;
-    const text = await readFile(join(modelDir, o.label_filename), 'utf8').catch(() => {
-      throw Errors.modelLoadFailed(name, `output '${o.name}': label file '${o.label_filename}' not found in ${modelDir}`);
-    });
-    labels.set(o.name, text.split(/\r?\n/).filter((l, i, a) => l !== '' || i < a.length - 1));
-  }
+  const files = await readConfigFiles(name, ctx.modelDir, config);
+  const { labels, initialState } = files;
 
   const backendModel = await factory.load(config, ctx);
   const instances: BackendInstance[] = [];
@@ -108,17 +99,6 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
     await backendModel.finalize?.();
     throw e instanceof TributaryError ? e : Errors.modelLoadFailed(name, (e as Error).message);
   }
-  // Implicit-state initial values from files (Triton: <model dir>/initial_state/<data_file>).
-  const initialState: Record<string, Uint8Array> = {};
-  for (const st of config.sequence_batching?.state ?? []) {
-    for (const init of st.initial_state) {
-      if (!init.data_file) continue;
-      const path = join(modelDir, 'initial_state', init.data_file);
-      initialState[init.data_file] = await readFile(path).catch(() => {
-        throw Errors.modelLoadFailed(name, `state '${st.input_name}': initial_state data_file '${init.data_file}' not found at ${path}`);
-      });
-    }
-  }
   let extra: (() => object) | undefined;
   const model = new Model({
     config, version: v, clock: env.clock, stats, instances, backendModel, labels,
@@ -131,7 +111,7 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
     extraStats: () => (extra ? extra() : {}),
   });
   try {
-    await runWarmup(model, config, (rel) => readFile(join(modelDir, rel)));
+    await runWarmup(model, config, (file) => files.warmup.get(file)!);
   } catch (e) {
     await model.unload();
     throw e;

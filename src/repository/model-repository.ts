@@ -1,18 +1,25 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, normalize } from 'node:path';
 import type { ModelConfig } from '../config/index.js';
 import { isEnsemble } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Model } from '../model/index.js';
+import { checkModelName } from '../paths/index.js';
 import type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';
 import { findModels, listVersions } from './find-models.js';
 import { fingerprint } from './fingerprint.js';
 import { loadModelVersion, type LoadEnv } from './model-loader.js';
-import { readModelConfig } from './read-model-config.js';
+import { withoutPath } from './model-paths.js';
+import { parseConfigOverride, readModelConfig, type ReadConfig } from './read-model-config.js';
+import { DEFAULT_UPLOAD_LIMITS, removeUpload, writeUpload, type UploadLimits } from './upload-files.js';
 import { selectVersions } from './version-policy.js';
 
 export type ControlMode = 'none' | 'explicit' | 'poll';
+
+/**
+ * Who asked for a load. The server's own loads (start-up, --load-model, poll) hold readiness while
+ * they run and after they fail; a client's load through the repository API never does, so that no
+ * request can take the server out of readiness.
+ */
+type LoadOrigin = 'server' | 'api';
 
 interface VersionEntry { version: number; state: ModelState; reason: string; model?: Model }
 interface ModelEntry {
@@ -25,6 +32,8 @@ interface ModelEntry {
   /** Temporary directory holding files sent with the load request; removed when replaced or unloaded. */
   scratch?: string;
   loading?: Promise<void>;
+  /** A server-started load is running or failed, and nothing serves: the server is not ready. */
+  blocksReadiness?: boolean;
 }
 
 export interface RepositoryOptions {
@@ -32,6 +41,8 @@ export interface RepositoryOptions {
   mode: ControlMode;
   pollSecs: number;
   env: Omit<LoadEnv, 'resolveConfig'>;
+  /** Bounds on the files one load request may send (default DEFAULT_UPLOAD_LIMITS: 2 GiB, 1000 files). */
+  uploadLimits?: Partial<UploadLimits>;
 }
 
 /**
@@ -41,6 +52,7 @@ export interface RepositoryOptions {
 export class ModelRepository {
   readonly #o: RepositoryOptions;
   readonly #env: LoadEnv;
+  readonly #limits: UploadLimits;
   readonly #models = new Map<string, ModelEntry>();
   #pollTimer?: NodeJS.Timeout;
   #polling = false;
@@ -50,6 +62,7 @@ export class ModelRepository {
   constructor(o: RepositoryOptions) {
     this.#o = o;
     this.#env = { ...o.env, resolveConfig: (m, v) => this.#resolveConfig(m, v) };
+    this.#limits = { ...DEFAULT_UPLOAD_LIMITS, ...o.uploadLimits };
   }
 
   get mode(): ControlMode {
@@ -62,11 +75,18 @@ export class ModelRepository {
     for (const [name, dir] of found) this.#entry(name).dir = dir;
     const names = this.#o.mode === 'explicit' ? (loadModels.includes('*') ? [...found.keys()] : [...loadModels]) : [...found.keys()];
     for (const name of names) {
-      if (!found.has(name)) {
+      if (found.has(name)) continue;
+      let reason = 'not found in the model repository';
+      try {
+        checkModelName(name);
         this.#o.env.log.error(`--load-model: model '${name}' is not in the repository`);
-        this.#entry(name).versions.set(0, { version: 0, state: 'UNAVAILABLE', reason: 'not found in the model repository' });
-        continue;
+      } catch (e) {
+        reason = toTributaryError(e).message;
+        this.#o.env.log.error(`--load-model: ${reason}`);
       }
+      const entry = this.#entry(name);
+      entry.versions.set(0, { version: 0, state: 'UNAVAILABLE', reason });
+      entry.blocksReadiness = true;
     }
     await Promise.all(names.filter((n) => found.has(n)).map((n) => this.#loadLogged(n)));
     this.#started = true;
@@ -78,25 +98,37 @@ export class ModelRepository {
 
   async #loadLogged(name: string): Promise<void> {
     try {
-      await this.load(name);
+      await this.#load(name, {}, [], 'server');
       this.#o.env.log.info(`successfully loaded '${name}'`);
     } catch (e) {
       this.#o.env.log.error(toTributaryError(e).message);
     }
   }
 
-  /** Load or reload a model (every version its policy selects). Throws when no version loads. */
-  async load(name: string, options: LoadOptions = {}, chain: string[] = []): Promise<void> {
+  /**
+   * Load or reload a model (every version its policy selects) for a client of the repository API.
+   * Throws when no version loads; the versions already serving keep serving, and readiness is
+   * left as it was.
+   */
+  async load(name: string, options: LoadOptions = {}): Promise<void> {
+    await this.#load(name, options, [], 'api');
+  }
+
+  async #load(name: string, options: LoadOptions, chain: string[], origin: LoadOrigin): Promise<void> {
+    checkModelName(name); // before the name reaches the model table or any path
     if (chain.includes(name)) throw Errors.modelLoadFailed(name, `ensemble dependency cycle: ${[...chain, name].join(' -> ')}`);
     const entry = this.#entry(name);
     while (entry.loading) await entry.loading.catch(() => undefined);
-    const p = this.#doLoad(entry, options, [...chain, name]);
+    if (origin === 'server') entry.blocksReadiness = true;
+    const p = this.#doLoad(entry, options, [...chain, name], origin);
     entry.loading = p;
     try {
       await p;
+      entry.blocksReadiness = false;
     } catch (e) {
-      this.#recordFailure(entry, toTributaryError(e));
-      throw e;
+      const err = toTributaryError(withoutPath(name, e));
+      this.#recordFailure(entry, err);
+      throw err;
     } finally {
       if (entry.loading === p) entry.loading = undefined;
     }
@@ -104,8 +136,8 @@ export class ModelRepository {
 
   /**
    * A load that failed before any version was tried (no version folder, unreadable config, a
-   * composing model that failed) still has to show as UNAVAILABLE with its reason, and keep the
-   * server not-ready; without this the model would look merely "unloaded".
+   * composing model that failed) still has to show as UNAVAILABLE with its reason; without this
+   * the model would look merely "unloaded".
    */
   #recordFailure(entry: ModelEntry, err: TributaryError): void {
     const versions = [...entry.versions.values()];
@@ -119,50 +151,59 @@ export class ModelRepository {
     }
   }
 
-  async #doLoad(entry: ModelEntry, options: LoadOptions, chain: string[]): Promise<void> {
+  async #doLoad(entry: ModelEntry, options: LoadOptions, chain: string[], origin: LoadOrigin): Promise<void> {
     const name = entry.name;
-    let dir = entry.dir;
-    let scratch: string | undefined;
     if (options.files && Object.keys(options.files).length) {
-      if (options.config === undefined) throw Errors.invalidArg(`failed to load '${name}': 'file:' parameters need a 'config' parameter too`);
-      scratch = await mkdtemp(join(tmpdir(), 'tributary-load-'));
+      if (options.config === undefined) throw Errors.loadParameterInvalid(name, "'file:' parameters need a 'config' parameter too (as in Triton)");
+      // The config is checked before anything is written, so bad text costs no disk.
+      const parsed = parseConfigOverride(name, options.config);
+      const upload = await writeUpload(name, options.files, this.#limits);
       try {
-        dir = await this.#materialize(scratch, name, options.files);
-        await this.#loadFrom(entry, dir, options, chain);
+        await this.#loadFrom(entry, upload.dir, parsed, chain, origin);
       } catch (e) {
-        await rm(scratch, { recursive: true, force: true });
+        await removeUpload(upload.scratch);
         throw e;
       }
       const previous = entry.scratch;
-      entry.scratch = scratch;
-      if (previous) await rm(previous, { recursive: true, force: true });
+      entry.scratch = upload.scratch;
+      if (previous) await removeUpload(previous);
       return;
-    } else if (!dir) {
+    }
+    let dir = entry.dir;
+    if (!dir) {
       const found = await findModels(this.#o.paths);
       dir = found.get(name);
       if (!dir) throw Errors.modelNotFound(name);
       entry.dir = dir;
     }
-    await this.#loadFrom(entry, dir, options, chain);
+    await this.#loadFrom(entry, dir, await readModelConfig(dir, options.config, { relativeFile: true }), chain, origin);
     if (entry.scratch) {
-      await rm(entry.scratch, { recursive: true, force: true });
+      await removeUpload(entry.scratch);
       delete entry.scratch;
     }
   }
 
-  async #loadFrom(entry: ModelEntry, dir: string, options: LoadOptions, chain: string[]): Promise<void> {
+  async #loadFrom(entry: ModelEntry, dir: string, parsed: ReadConfig, chain: string[], origin: LoadOrigin): Promise<void> {
     const name = entry.name;
-    const parsed = await readModelConfig(dir, options.config);
     parsed.config.name = name;
     const config = parsed.config;
     const steps = isEnsemble(config) ? [...new Set(config.ensemble_scheduling?.step.map((s) => s.model_name) ?? [])] : [];
     for (const step of steps) {
-      if (!this.#isLoaded(step)) await this.load(step, {}, chain);
+      try {
+        checkModelName(step);
+      } catch (e) {
+        throw toTributaryError(e).withContext(`failed to load '${name}': ensemble_scheduling step model_name`);
+      }
     }
-    const available = isEnsemble(config) ? (await listVersions(dir)).concat() : await listVersions(dir);
+    for (const step of steps) {
+      if (!this.#isLoaded(step)) await this.#load(step, {}, chain, origin);
+    }
+    const available = await listVersions(dir);
     if (isEnsemble(config) && available.length === 0) available.push(1);
     const chosen = selectVersions(config.version_policy, available);
-    if (chosen.length === 0) throw Errors.modelLoadFailed(name, `no version directory in ${dir} matches its version_policy`);
+    if (chosen.length === 0) {
+      throw Errors.modelLoadFailed(name, `no version directory of the model matches its version_policy (found: ${available.join(', ') || 'none'})`);
+    }
 
     const fp = await fingerprint(dir);
     const next = new Map<number, VersionEntry>();
@@ -172,10 +213,10 @@ export class ModelRepository {
     for (const [v, e] of next) if (!old.get(v)?.model) old.set(v, e);
     const results = await Promise.all(chosen.map(async (v) => {
       try {
-        const model = await loadModelVersion(parsed, dir!, v, this.#env);
+        const model = await loadModelVersion(parsed, dir, v, this.#env);
         return { v, model };
       } catch (e) {
-        return { v, error: toTributaryError(e) };
+        return { v, error: toTributaryError(withoutPath(name, e)) };
       }
     }));
     const errors: TributaryError[] = [];
@@ -210,19 +251,8 @@ export class ModelRepository {
     await model.unload();
   }
 
-  async #materialize(root: string, name: string, files: Record<string, Uint8Array>): Promise<string> {
-    const dir = join(root, name);
-    await mkdir(dir, { recursive: true });
-    for (const [rel, bytes] of Object.entries(files)) {
-      const clean = normalize(rel);
-      if (clean.startsWith('..') || clean.startsWith('/')) throw Errors.invalidArg(`failed to load '${name}': file path '${rel}' escapes the model directory`);
-      await mkdir(dirname(join(dir, clean)), { recursive: true });
-      await writeFile(join(dir, clean), bytes);
-    }
-    return dir;
-  }
-
   async unload(name: string, options: { unloadDependents?: boolean } = {}): Promise<void> {
+    checkModelName(name);
     const entry = this.#models.get(name);
     if (!entry) throw Errors.modelNotFound(name);
     while (entry.loading) await entry.loading.catch(() => undefined);
@@ -237,8 +267,9 @@ export class ModelRepository {
       e.reason = 'unloaded';
       delete e.model;
     }
+    entry.blocksReadiness = false;
     if (entry.scratch) {
-      await rm(entry.scratch, { recursive: true, force: true });
+      await removeUpload(entry.scratch);
       delete entry.scratch;
     }
     if (options.unloadDependents) {
@@ -321,13 +352,14 @@ export class ModelRepository {
     return out;
   }
 
-  /** Ready when started and every model asked for at start (or later) serves at least one version. */
+  /**
+   * Ready when started and every model the server itself loads (at start, by --load-model, by
+   * poll) serves at least one version or was unloaded. Loads through the repository API never
+   * count: a client must not be able to take the server out of readiness with a bad load.
+   */
   isReady(): boolean {
     if (!this.#started || this.#closed) return false;
-    for (const entry of this.#models.values()) {
-      const states = [...entry.versions.values()].map((e) => e.state);
-      if (states.length && !states.includes('READY') && !(states.every((s) => s === 'UNAVAILABLE') && [...entry.versions.values()].every((e) => e.reason === 'unloaded'))) return false;
-    }
+    for (const entry of this.#models.values()) if (entry.blocksReadiness && !this.#isLoaded(entry.name)) return false;
     return true;
   }
 
@@ -337,7 +369,7 @@ export class ModelRepository {
     const all: Promise<void>[] = [];
     for (const entry of this.#models.values()) for (const e of entry.versions.values()) if (e.model) all.push(e.model.unload());
     await Promise.allSettled(all);
-    await Promise.allSettled([...this.#models.values()].filter((e) => e.scratch).map((e) => rm(e.scratch!, { recursive: true, force: true })));
+    await Promise.allSettled([...this.#models.values()].filter((e) => e.scratch).map((e) => removeUpload(e.scratch!)));
   }
 
   #isLoaded(name: string): boolean {

@@ -1,8 +1,9 @@
-import { join } from 'node:path';
 import { guessBackend } from './guess-backend.js';
+import { configFileRefs, confineConfigFile } from './config-files.js';
+import { versionDirectory, versionPaths } from './model-paths.js';
 import type { BackendRegistry, LoadContext } from '../backend/index.js';
 import { isEnsemble, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
-import { toTributaryError } from '../errors.js';
+import { Errors, toTributaryError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { compilePipeline } from '../pipeline/index.js';
 import { findModels, listVersions } from './find-models.js';
@@ -47,7 +48,7 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
   const parsedByName = new Map<string, ParsedConfig>();
   const configs = new Map<string, ModelConfig>();
   const log = createLogger('validate');
-  const host = { infer: () => { throw new Error('validation does not run models'); } };
+  const host = { infer: () => { throw Errors.unsupported('validation does not run models'); } };
   for (const [name, dir] of found) {
     let parsed: ParsedConfig & { present: boolean };
     try {
@@ -65,11 +66,12 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
       try {
         const versions = await listVersions(dir);
         const v = String(versions[versions.length - 1] ?? 1);
-        const backend = config.backend || config.platform || (await guessBackend(join(dir, v)))?.backend;
-        if (!backend) throw new Error(`model '${name}': no backend or platform in the config and no model file in ${join(dir, v)}`);
+        const backend = config.backend || config.platform || (await guessBackend((await versionDirectory(name, dir, v)).versionDir))?.backend;
+        if (!backend) throw Errors.modelLoadFailed(name, `no backend or platform in the config and no model file in version directory ${v}/`);
         const factory = registry.resolve(name, config.backend || backend, config.platform);
-        const file = config.default_model_filename || factory.defaultModelFilename;
-        const ctx: LoadContext = { modelDir: dir, versionDir: join(dir, v), version: v, modelFile: join(dir, v, file), host, log };
+        // Auto-complete opens the model file, so it is confined exactly as a load confines it.
+        const paths = await versionPaths(name, dir, v, config.default_model_filename, factory.defaultModelFilename);
+        const ctx: LoadContext = { ...paths, version: v, host, log };
         if (!options.strict && factory.autoComplete) config = await factory.autoComplete(structuredClone(config), ctx);
       } catch (e) {
         problems.push(...placeModelProblems(name, toTributaryError(e).message, parsed));
@@ -77,9 +79,24 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
     }
     // validateConfig returns the parse problems first, then the semantic ones.
     problems.push(...validateConfig({ ...parsed, config }));
+    problems.push(...(await fileNameProblems(name, dir, config, parsed)));
     configs.set(name, config);
   }
   return { models: found.size, problems, configs, parsed: parsedByName };
+}
+
+/** Files the config names that a load would refuse (they leave their directory); nothing is read. */
+async function fileNameProblems(name: string, dir: string, config: ModelConfig, parsed: ParsedConfig): Promise<ConfigProblem[]> {
+  const out: ConfigProblem[] = [];
+  for (const ref of configFileRefs(config)) {
+    try {
+      await confineConfigFile(name, dir, ref);
+    } catch (e) {
+      const message = toTributaryError(e).message.replace(`failed to load '${name}': `, `model '${name}': `);
+      out.push({ ...positionOf(parsed, ref.path), path: ref.path, message, severity: 'error' });
+    }
+  }
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@ import { BackendRegistry } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';
 import { modelMetadata, type ModelListener, type ModelStatistics } from '../model/index.js';
-import { ModelRepository, type ControlMode } from '../repository/index.js';
+import { ModelRepository, type ControlMode, type UploadLimits } from '../repository/index.js';
 import { systemClock, type Clock } from '../scheduler/index.js';
 import { defaultBackends } from './default-backends.js';
 import type { LoadOptions, ModelIndexEntry, ModelMetadata, Server, ServerMetadata } from './types.js';
@@ -24,6 +24,8 @@ export interface ServerOptions {
   clock?: Clock;
   /** Extensions the front ends add (e.g. system_shared_memory when enabled). */
   extensions?: readonly string[];
+  /** Bounds on the `file:` parameters of one load request (default DEFAULT_UPLOAD_LIMITS). */
+  uploadLimits?: Partial<UploadLimits>;
 }
 
 export const SERVER_NAME = 'tributary';
@@ -73,6 +75,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
     paths,
     mode: options.modelControlMode ?? 'none',
     pollSecs: options.repositoryPollSecs ?? 15,
+    ...(options.uploadLimits ? { uploadLimits: options.uploadLimits } : {}),
     env: {
       registry,
       host: { infer },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Errors } from '../../src/errors.js';
-import { checkModelName, confineAbsolute, confinePath, confinePathSync, isInside } from '../../src/paths/index.js';
+import { checkModelName, confineAbsolute, confineAbsoluteSync, confinePath, confinePathSync, isInside } from '../../src/paths/index.js';
 
 const base = mkdtempSync(join(tmpdir(), 'confine-'));
 const root = join(base, 'model');
@@ -52,6 +52,13 @@ test('confineAbsolute checks a resolver result', async () => {
   assert.equal(await confineAbsolute(root, join(root, 'labels.txt'), 'import', './labels.txt'), join(root, 'labels.txt'));
   await assert.rejects(confineAbsolute(root, '/etc/passwd', 'import', '/etc/passwd'), refused('import'));
   await assert.rejects(confineAbsolute(root, join(root, 'link-out'), 'import', './link-out'), refused('import'));
+});
+
+test('confineAbsoluteSync gives the same answers', () => {
+  assert.equal(confineAbsoluteSync(root, join(root, 'link-in'), 'import', './link-in'), join(root, 'labels.txt'));
+  assert.equal(confineAbsoluteSync(root, join(root, 'not-yet.ts'), 'import', './not-yet.ts'), join(root, 'not-yet.ts'));
+  assert.throws(() => confineAbsoluteSync(root, '/etc/passwd', 'import', '/etc/passwd'), refused('import'));
+  assert.throws(() => confineAbsoluteSync(root, join(root, 'sub', 'dir-out', 'secret.txt'), 'import', './sub/dir-out/secret.txt'), refused('import'));
 });
 
 test('isInside is not fooled by a common prefix', () => {

@@ -249,7 +249,7 @@ test('a missing label file makes the model UNAVAILABLE naming the file', async (
     await withServer({ modelRepository: repo.dir }, async (server) => {
       const e = (await server.repositoryIndex()).find((m) => m.name === 'simple')!;
       assert.equal(e.state, 'UNAVAILABLE');
-      assert.match(e.reason, /output 'OUTPUT0': label file 'nope\.txt' not found/);
+      assert.match(e.reason, /output 'OUTPUT0' label_filename 'nope\.txt' not found in the model directory/);
     });
   } finally {
     repo.remove();

@@ -3,20 +3,23 @@
  * always travel as raw contents; `stream` runs one request on its own ModelStreamInfer call, so
  * cancelling it (break, AbortSignal) cancels exactly that request on the server.
  */
-import { credentials, makeClientConstructor, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { makeClientConstructor, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import type { ModelInferRequestMsg, ModelInferResponseMsg, ModelRepositoryParameterMsg, ModelStreamInferResponseMsg } from '../../protocol/grpc/index.js';
 import { ClientError } from '../client-error.js';
 import type {
   InferenceClient, InferOptions, InferResult, LoadModelOptions, ModelConfig, ModelIndexEntry, ModelMetadata,
-  ModelStatistics, ServerMetadata, Tensor,
+  ModelStatistics, ServerMetadata, Tensor, TlsClientOptions,
 } from '../types.js';
+import { channelCredentials } from './channel-credentials.js';
 import { decodeGrpcInfer } from './decode-grpc-infer.js';
 import { encodeGrpcInfer } from './encode-grpc-infer.js';
 import { inferenceServiceDefinition } from './load-client-protos.js';
 
 export interface GrpcClientOptions {
-  /** `host:port` (a `grpc://` prefix is accepted). */
+  /** `host:port`; a `grpc://` prefix is accepted, `grpcs://` means TLS (trusting the system's roots unless `tls.ca`). */
   address: string;
+  /** Connect over TLS: the CA to trust, and a client certificate and key for servers that require one. */
+  tls?: TlsClientOptions;
   /** Largest message either way; default 2 GiB - 1, as the server's (tensors travel in one message). */
   maxMessageBytes?: number;
 }
@@ -38,7 +41,8 @@ function clientError(e: unknown, what: string): unknown {
 export function createGrpcClient(options: GrpcClientOptions): GrpcClient {
   const Ctor = makeClientConstructor(inferenceServiceDefinition(), 'inference.GRPCInferenceService');
   const max = options.maxMessageBytes ?? MAX_MESSAGE;
-  const client = new Ctor(options.address.replace(/^grpc:\/\//, ''), credentials.createInsecure(), {
+  const channel = channelCredentials(options.address, options.tls);
+  const client = new Ctor(channel.target, channel.credentials, {
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,
   }) as Client & Record<string, unknown>;

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { ClientError } from '../client-error.js';
 import type {
   InferenceClient, InferOptions, InferResult, LoadModelOptions, ModelConfig, ModelIndexEntry, ModelMetadata,
-  ModelStatistics, ServerMetadata, Tensor,
+  ModelStatistics, ServerMetadata, Tensor, TlsClientOptions,
 } from '../types.js';
 import { decodeHttpInfer, parseResponseJson, resultFromJson } from './decode-http-infer.js';
 import { encodeHttpInfer, type EncodedBody } from './encode-http-infer.js';
@@ -14,7 +14,7 @@ import { createHttpTransport } from './http-transport.js';
 import { readSse } from './read-sse.js';
 
 export interface HttpClientOptions {
-  /** `http://host:port` (or `host:port`), optionally with a path prefix. */
+  /** `http://host:port`, `https://host:port` (or `host:port`), optionally with a path prefix. */
   url: string;
   /** Send inputs and ask for outputs as binary tensors (default true); false speaks plain JSON. */
   binary?: boolean;
@@ -22,6 +22,11 @@ export interface HttpClientOptions {
   compression?: 'gzip' | 'deflate';
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * HTTPS: the CA to trust (the system's roots when absent), and a client certificate and key for
+   * servers that require one (--http-use-ssl-mutual). A URL without a scheme is then https.
+   */
+  tls?: TlsClientOptions;
 }
 
 export interface HttpClient extends InferenceClient {

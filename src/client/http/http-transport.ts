@@ -1,14 +1,17 @@
 /**
- * Requests over node:http with one keep-alive agent per client (no connection set-up per call),
- * bodies written as chunk lists in one corked write, optional gzip/deflate both ways. Non-2xx
- * answers become ClientError with the server's `{"error"}` message; an aborted signal rejects
- * with the signal's reason (an AbortError), as fetch does.
+ * Requests over node:http (or node:https) with one keep-alive agent per client (no connection
+ * set-up per call), bodies written as chunk lists in one corked write, optional gzip/deflate both
+ * ways. Non-2xx answers become ClientError with the server's `{"error"}` message; an aborted signal
+ * rejects with the signal's reason (an AbortError), as fetch does. HTTPS checks the server's
+ * certificate (against `tls.ca`, else the system's roots) and its name, and can present a client
+ * certificate for mutual TLS.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { deflate, gunzip, gzip, inflate } from 'node:zlib';
 import { ClientError } from '../client-error.js';
+import type { TlsClientOptions } from '../types.js';
 import type { EncodedBody } from './encode-http-infer.js';
 
 const zip = { gzip: promisify(gzip), deflate: promisify(deflate) };
@@ -34,6 +37,8 @@ export interface HttpTransportOptions {
   url: string;
   headers?: Record<string, string>;
   compression?: 'gzip' | 'deflate';
+  /** HTTPS settings; a URL without a scheme is then https. */
+  tls?: TlsClientOptions;
 }
 
 export interface HttpReply { status: number; headers: IncomingMessage['headers']; body: Buffer }
@@ -48,10 +53,22 @@ export interface HttpTransport {
 }
 
 /** `localhost:8000` (tritonclient's form) or a full URL, with an optional path prefix. */
-function parseUrl(url: string): URL {
-  const u = new URL(url.includes('://') ? url : `http://${url}`);
+function parseUrl(url: string, tls: TlsClientOptions | undefined): URL {
+  const u = new URL(url.includes('://') ? url : `${tls ? 'https' : 'http'}://${url}`);
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ClientError(`unsupported URL scheme '${u.protocol}' in '${url}': use http or https`);
+  if (tls && u.protocol === 'http:') throw new ClientError(`'tls' options need an https:// URL, got '${url}'`, { kind: 'INVALID_ARG' });
+  if (tls && (tls.cert === undefined) !== (tls.key === undefined)) {
+    throw new ClientError('HTTP client: tls.cert and tls.key go together (a client certificate needs its private key)', { kind: 'INVALID_ARG' });
+  }
   return u;
+}
+
+const pem = (v: string | Uint8Array | undefined) => (v === undefined ? undefined : typeof v === 'string' ? v : Buffer.from(v));
+
+/** The agent's TLS options: only what was given, so the system's roots stay the default. */
+function agentTls(tls: TlsClientOptions | undefined) {
+  if (!tls) return {};
+  return Object.fromEntries(Object.entries({ ca: pem(tls.ca), cert: pem(tls.cert), key: pem(tls.key) }).filter(([, v]) => v !== undefined));
 }
 
 export function readBody(res: IncomingMessage): Promise<Buffer> {
@@ -82,9 +99,11 @@ export function errorMessage(body: Buffer, status: number): string {
 }
 
 export function createHttpTransport(options: HttpTransportOptions): HttpTransport {
-  const base = parseUrl(options.url);
+  const base = parseUrl(options.url, options.tls);
   const secure = base.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo', ...agentTls(options.tls) })
+    : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
   const send = secure ? httpsRequest : httpRequest;
   const prefix = base.pathname.replace(/\/+$/, '');
   const compression = options.compression;

@@ -1,12 +1,7 @@
-export { startGrpcServer } from './start-grpc-server.js';
-export type { GrpcServerOptions, GrpcServerHandle } from './start-grpc-server.js';
+export { startGrpcServer, GRPC_DEFAULTS } from './start-grpc-server.js';
+export type { GrpcServerOptions, GrpcServerHandle, GrpcTlsOptions } from './start-grpc-server.js';
+export { serverCredentials } from './server-credentials.js';
 export { createTraceSettings } from './trace-settings.js';
 export type { TraceSettings, TraceSettingValues } from './trace-settings.js';
-// The handlers and proto loading, for other transports that serve the same service (grpc-h2).
+// The .proto package definition, for benchmarks and tests that build their own grpc-js clients.
 export { loadProtos } from './load-protos.js';
-export { modelInferHandler } from './model-infer.js';
-export { modelStreamInferHandler } from './model-stream-infer.js';
-export { repositoryHandlers } from './repository-handlers.js';
-export { healthHandlers, serverHandlers } from './server-handlers.js';
-export { settingsHandlers } from './settings-handlers.js';
-export { sharedMemoryHandlers } from './shared-memory-handlers.js';

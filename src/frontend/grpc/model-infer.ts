@@ -1,9 +1,10 @@
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
-import type { ModelInferRequestMsg, ModelInferResponseMsg } from '../../protocol/grpc/index.js';
+import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
 import type { Server } from '../../server/types.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
+import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
 import { isDecoupled } from './is-decoupled.js';
 import { requestDeadline } from './request-deadline.js';
 import { toServiceError } from './service-error.js';
@@ -12,11 +13,15 @@ import { toServiceError } from './service-error.js';
  * Unary ModelInfer: one request, one response. Decoupled models are refused (they need a stream).
  * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
  */
-export function modelInferHandler(server: Server, shm: SharedMemoryRegistry): handleUnaryCall<ModelInferRequestMsg, ModelInferResponseMsg> {
+export function modelInferHandler(server: Server, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
-  return (call: ServerUnaryCall<ModelInferRequestMsg, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
+  return (call: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
     const msg = call.request;
+    if (msg instanceof RefusedRequest) {
+      callback(toServiceError(msg.error));
+      return;
+    }
     let decoded;
     try {
       decoded = inferRequestFromProto(msg, { readSharedMemory });

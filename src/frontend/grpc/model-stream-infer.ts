@@ -5,19 +5,21 @@ import { emptyFinalResponse, inferRequestFromProto, inferResponseToProto } from 
 import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
 import type { Server } from '../../server/types.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
+import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
 import { isDecoupled } from './is-decoupled.js';
 import { requestDeadline } from './request-deadline.js';
 
-type StreamCall = ServerDuplexStream<ModelInferRequestMsg, ModelStreamInferResponseMsg>;
+type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResponseMsg>;
 
 /**
  * ModelStreamInfer: any number of requests in flight on one stream; every response is written as
  * soon as it exists (decoupled models and pipelines stream many). Each carries
- * `triton_final_response`. A failed request answers with `error_message` and the stream stays
- * open. When the client half-closes, the stream ends after the in-flight requests finish; when it
- * cancels (or the connection drops), every in-flight request is unsubscribed, i.e. cancelled.
+ * `triton_final_response`. A failed request (a refused message too) answers with `error_message`
+ * and the stream stays open. When the client half-closes, the stream ends after the in-flight
+ * requests finish; when it cancels (or the connection drops), every in-flight request is
+ * unsubscribed, i.e. cancelled.
  */
-export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistry): handleBidiStreamingCall<ModelInferRequestMsg, ModelStreamInferResponseMsg> {
+export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistry): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
 
@@ -99,7 +101,11 @@ export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistr
       if (!finished) active.add(sub);
     };
 
-    call.on('data', (msg: ModelInferRequestMsg) => { if (!closed) start(msg); });
+    call.on('data', (msg: InferRequestOrRefusal) => {
+      if (closed) return;
+      if (msg instanceof RefusedRequest) sendError(msg.error, { model_name: '', inputs: [] });
+      else start(msg);
+    });
     call.on('end', () => { halfClosed = true; maybeEnd(); });
     call.on('cancelled', cancelAll);
     call.on('error', cancelAll);

@@ -6,7 +6,10 @@ import { unary } from './unary.js';
 
 interface ModelRequest { repository_name: string; model_name: string; parameters?: Record<string, ModelRepositoryParameterMsg> }
 
-/** Load overrides: `config` (JSON text) and `file:<path>` (bytes), as Triton's load API takes them. */
+/**
+ * Load overrides: `config` (JSON text) and `file:<path>` (bytes), as Triton's load API takes them.
+ * Only their types are checked here; the repository checks the names (src/paths/).
+ */
 function loadOptions(r: ModelRequest): LoadOptions {
   const out: LoadOptions = {};
   for (const [key, p] of Object.entries(r.parameters ?? {})) {
@@ -14,8 +17,9 @@ function loadOptions(r: ModelRequest): LoadOptions {
       if (p.parameter_choice !== 'string_param') throw Errors.badRequest(`load of '${r.model_name}': parameter 'config' must be a string_param holding the JSON model configuration`);
       out.config = p.string_param!;
     } else if (key.startsWith('file:')) {
-      if (p.parameter_choice !== 'bytes_param') throw Errors.badRequest(`load of '${r.model_name}': parameter '${key}' must be a bytes_param`);
-      (out.files ??= {})[key.slice(5)] = p.bytes_param!;
+      if (p.parameter_choice !== 'bytes_param') throw Errors.badRequest(`load of '${r.model_name}': parameter ${JSON.stringify(key).slice(0, 300)} must be a bytes_param`);
+      // No prototype: 'file:__proto__' is a file name like any other.
+      (out.files ??= Object.create(null) as Record<string, Uint8Array>)[key.slice(5)] = p.bytes_param!;
     }
   }
   if (out.files && out.config === undefined) {

@@ -1,25 +1,43 @@
-import { Server as GrpcServer, ServerCredentials, loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
+import { Server as GrpcServer, loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
 import { encodeInferResponse, encodeStreamInferResponse } from '../../protocol/grpc/index.js';
+import { boundedInferDeserializer } from './bounded-infer-deserializer.js';
+import { listenGrpc } from './listen-grpc.js';
 import { loadProtos } from './load-protos.js';
 import { createLogger } from '../../logger.js';
 import type { Server } from '../../server/types.js';
-import { createSharedMemoryRegistry, type SharedMemoryRegistry } from '../shm/index.js';
+import { disabledSharedMemory, type SharedMemoryRegistry } from '../shm/index.js';
+import { restrictGrpcHandlers, type RestrictionTable } from '../restrict/index.js';
 import { modelInferHandler } from './model-infer.js';
 import { modelStreamInferHandler } from './model-stream-infer.js';
 import { repositoryHandlers } from './repository-handlers.js';
+import { serverCredentials, type GrpcTlsOptions } from './server-credentials.js';
 import { healthHandlers, serverHandlers } from './server-handlers.js';
 import { settingsHandlers } from './settings-handlers.js';
 import { sharedMemoryHandlers } from './shared-memory-handlers.js';
 import { createTraceSettings, type TraceSettings } from './trace-settings.js';
 
+export type { GrpcTlsOptions };
+
 export interface GrpcServerOptions {
   port: number;
   /** Default 0.0.0.0. */
   host?: string;
-  /** Largest message in either direction; default 2 GiB - 1 (tensors travel in one message). */
-  maxMessageBytes?: number;
-  /** Shared with the HTTP front end; a private registry is made when absent. */
+  /**
+   * Largest request message, as sent and once decompressed (grpc-js checks both against one
+   * limit, stopping the inflater there); default 64 MiB, HTTP's default input size, so a tensor
+   * that fits one front end fits the other. Responses may reach 2 GiB - 1, as Triton's.
+   */
+  maxInputBytes?: number;
+  /** Open connections at once; default 1024. */
+  maxConnections?: number;
+  /** Calls in flight on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); default 128. */
+  maxConcurrentStreams?: number;
+  /** Serve TLS (tritonserver's --grpc-use-ssl / --grpc-use-ssl-mutual); plain text when absent. */
+  tls?: GrpcTlsOptions;
+  /** Shared with the HTTP front end; absent, client shared memory is refused (--allow-client-shm=false). */
   sharedMemory?: SharedMemoryRegistry;
+  /** Categories that demand a header (--grpc-restricted-protocol); absent or empty: every RPC is open. */
+  restrictions?: RestrictionTable;
   /** Shared with the HTTP front end; a private store is made when absent. */
   traceSettings?: TraceSettings;
 }
@@ -32,7 +50,13 @@ export interface GrpcServerHandle {
 }
 
 const log = createLogger('grpc');
-const MAX_MESSAGE = 2 ** 31 - 1;
+/** Responses: gRPC's int32 message bound, as tritonserver sets it (MAX_GRPC_MESSAGE_SIZE). */
+const MAX_SEND_BYTES = 2 ** 31 - 1;
+/**
+ * Defaults: HTTP's 64 MiB input size and 1024 connections; 128 calls per connection (nginx's
+ * HTTP/2 default; a client with more in flight waits for a slot, it is not refused).
+ */
+export const GRPC_DEFAULTS = Object.freeze({ maxInputBytes: 64 * 2 ** 20, maxConnections: 1024, maxConcurrentStreams: 128 });
 const CLOSE_GRACE_MS = 1000;
 
 interface Packages {
@@ -42,50 +66,53 @@ interface Packages {
 
 let packages: Packages | undefined;
 
-/** The inference service with the hand-written encoders on the hot RPCs' responses. */
+/**
+ * The inference service with the hand-written codecs on the hot RPCs: the request decoder bounds
+ * what it builds (protobufjs turns 8 MiB of empty `inputs` entries into 1.4 GB of objects).
+ */
 function inferenceService(p: Packages): ServiceDefinition {
   const def = { ...p.inference.GRPCInferenceService.service };
-  def.ModelInfer = { ...def.ModelInfer!, responseSerialize: encodeInferResponse as (v: unknown) => Buffer };
-  def.ModelStreamInfer = { ...def.ModelStreamInfer!, responseSerialize: encodeStreamInferResponse as (v: unknown) => Buffer };
+  const requestDeserialize = boundedInferDeserializer();
+  def.ModelInfer = { ...def.ModelInfer!, requestDeserialize, responseSerialize: encodeInferResponse as (v: unknown) => Buffer };
+  def.ModelStreamInfer = { ...def.ModelStreamInfer!, requestDeserialize, responseSerialize: encodeStreamInferResponse as (v: unknown) => Buffer };
   return def;
 }
 
 /** Serve `inference.GRPCInferenceService` and `grpc.health.v1.Health` for `server`. */
 export async function startGrpcServer(server: Server, options: GrpcServerOptions): Promise<GrpcServerHandle> {
   packages ??= loadPackageDefinition(loadProtos()) as unknown as Packages;
-  const ownShm = options.sharedMemory === undefined;
-  const shm = options.sharedMemory ?? createSharedMemoryRegistry();
+  const shm = options.sharedMemory ?? disabledSharedMemory();
+  const restrictions = options.restrictions ?? new Map();
   const trace = options.traceSettings ?? createTraceSettings();
-  const max = options.maxMessageBytes ?? MAX_MESSAGE;
+  const credentials = serverCredentials(options.tls);
 
   const grpcServer = new GrpcServer({
-    'grpc.max_receive_message_length': max,
-    'grpc.max_send_message_length': max,
+    'grpc.max_receive_message_length': options.maxInputBytes ?? GRPC_DEFAULTS.maxInputBytes,
+    'grpc.max_send_message_length': MAX_SEND_BYTES,
+    'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? GRPC_DEFAULTS.maxConcurrentStreams,
   });
-  grpcServer.addService(inferenceService(packages), {
+  grpcServer.addService(inferenceService(packages), restrictGrpcHandlers(restrictions, {
     ...serverHandlers(server),
     ...repositoryHandlers(server),
     ...sharedMemoryHandlers(shm),
     ...settingsHandlers(trace),
     ModelInfer: modelInferHandler(server, shm),
     ModelStreamInfer: modelStreamInferHandler(server, shm),
-  });
-  grpcServer.addService(packages.grpc.health.v1.Health.service, healthHandlers(server));
+  }));
+  grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(server)));
 
   const host = options.host ?? '0.0.0.0';
-  const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${options.port}` : `${host}:${options.port}`;
-  const port = await new Promise<number>((resolve, reject) => {
-    grpcServer.bindAsync(address, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  const listener = await listenGrpc(grpcServer, credentials, {
+    host: host.replace(/^\[(.*)\]$/, '$1'), port: options.port, maxConnections: options.maxConnections ?? GRPC_DEFAULTS.maxConnections,
   });
-  log.info(`Started GRPCInferenceService at ${host}:${port}`);
+  const port = listener.port;
+  log.info(`Started GRPCInferenceService at ${host}:${port}${options.tls ? (options.tls.mutual ? ' (TLS, client certificates required)' : ' (TLS)') : ''}`);
 
   return {
     port,
     close: () => new Promise<void>((resolve) => {
-      const done = () => {
-        if (ownShm) shm.unregister();
-        resolve();
-      };
+      const done = () => resolve();
+      listener.close();
       const timer = setTimeout(() => { grpcServer.forceShutdown(); done(); }, CLOSE_GRACE_MS);
       grpcServer.tryShutdown(() => { clearTimeout(timer); done(); });
     }),

@@ -1,8 +1,9 @@
 /**
  * HTTP compression (Triton's `Content-Encoding` / `Accept-Encoding` support): gzip or deflate
- * request bodies are inflated as they stream in, so fastify's bodyLimit applies to the inflated
- * size (a zip bomb hits 413); responses are compressed when the client accepts it and the body is
- * large enough to be worth it.
+ * request bodies are inflated as they stream in, so read-body.ts bounds the inflated size (a zip
+ * bomb is refused with 413 as soon as its output passes --http-max-input-size, and its inflater is
+ * destroyed); responses are compressed when the client accepts it and the body is large enough to
+ * be worth it.
  */
 import { createGunzip, createInflate, gzip, deflate } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,13 +11,15 @@ import type { Readable } from 'node:stream';
 import { Errors } from '../../errors.js';
 
 export function inflateRequest(request: FastifyRequest, payload: Readable): Readable {
-  const enc = request.headers['content-encoding'];
-  if (enc === undefined || enc === 'identity') return payload;
+  const header = request.headers['content-encoding'];
+  if (header === undefined) return payload;
+  const enc = header.trim().toLowerCase();
+  if (enc === 'identity' || enc === '') return payload;
   let inflater;
-  if (enc === 'gzip') inflater = createGunzip();
+  if (enc === 'gzip' || enc === 'x-gzip') inflater = createGunzip();
   else if (enc === 'deflate') inflater = createInflate();
-  else throw Errors.unsupported(`Content-Encoding '${enc}' is not supported; use gzip or deflate`);
-  // fastify compares this with Content-Length (compressed) while limiting the inflated size.
+  else throw Errors.httpEncodingUnsupported(header);
+  // read-body.ts compares this with Content-Length (compressed) and with the limit.
   const counted = inflater as typeof inflater & { receivedEncodedLength: number };
   counted.receivedEncodedLength = 0;
   payload.on('data', (c: Buffer) => { counted.receivedEncodedLength += c.length; });

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import {
-  HEADER_LENGTH, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
+  HEADER_LENGTH, MAX_JSON_DEPTH, checkJsonDepth, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
   type DecodedInfer, type SharedMemoryAccess,
 } from '../../protocol/index.js';
 import type { Server } from '../../server/types.js';
@@ -19,8 +19,7 @@ function offerBody(body: Buffer): void {
   if (body.byteLength >= EXCLUSIVE_MIN_BYTES) markExclusive(body.buffer);
 }
 
-/** Parse JSON text with an error that says what failed. */
-export function parseJson(text: string, what: string): unknown {
+function parse(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -28,11 +27,26 @@ export function parseJson(text: string, what: string): unknown {
   }
 }
 
+/**
+ * Parse JSON text with an error that says what failed; text nesting deeper than the protocol's
+ * bound is refused before it is parsed (src/protocol/json-depth.ts).
+ */
+export function parseJson(text: string, what: string): unknown {
+  if (text.length > MAX_JSON_DEPTH) checkJsonDepth(Buffer.from(text, 'utf8'), what);
+  return parse(text, what);
+}
+
+/** JSON bytes (a body, or the JSON header of a binary body), depth-checked, then parsed. */
+export function parseJsonBytes(bytes: Buffer, what: string): unknown {
+  checkJsonDepth(bytes, what);
+  return parse(bytes.toString('utf8'), what);
+}
+
 /** A POST body as JSON; an empty body is `{}`. */
 export function jsonBody(request: FastifyRequest, what: string): unknown {
   const body = request.body as Buffer | undefined;
   if (!body || body.byteLength === 0) return {};
-  return parseJson(body.toString('utf8'), what);
+  return parseJsonBytes(body, what);
 }
 
 /**
@@ -59,7 +73,7 @@ export function decodeHttpInfer(
     return { request: req, encoding: { binaryDefault: true } };
   }
   const { json, binary } = splitInferBody(body, headerLength);
-  const obj = parseJson(body.toString('utf8', 0, json.byteLength), 'inference request');
+  const obj = parseJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request');
   const decoded = decodeInferRequest(obj, binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory });
   if (binary) offerBody(body);
   return decoded;

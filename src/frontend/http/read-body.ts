@@ -7,8 +7,13 @@
  * main-thread CPU per request, and ~3 of 4 header lengths forced a second 16 MB copy in
  * `binaryInput`. Bodies without a usable Content-Length (chunked, or inflated from gzip/deflate)
  * still collect chunks, then land in one aligned buffer the same way.
+ *
+ * `--http-max-input-size` bounds what is kept: a declared Content-Length past it is refused before
+ * a byte is read, and received (or inflated) bytes are counted as they arrive. At the limit the
+ * body is abandoned at once: the inflater is destroyed (no more CPU spent on a bomb) and the rest of
+ * the request is read and dropped, not buffered, until the connection closes after the 413.
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { Errors, type TributaryError } from '../../errors.js';
 import { HEADER_LENGTH } from '../../protocol/index.js';
@@ -23,8 +28,9 @@ const PREALLOCATE_MAX = 64 * 1024 * 1024;
 /** Below Buffer.poolSize / 2, allocUnsafe slices the shared pool. */
 const POOLED_MAX = Buffer.poolSize >>> 1;
 
-export function bodyTooLarge(limit: number): TributaryError {
-  return Errors.payloadTooLarge(`request body is larger than the ${limit}-byte limit (raise it with --http-body-limit)`);
+/** 413 for a body past `limit`; `what` says which size (declared, received or decompressed). */
+export function bodyTooLarge(limit: number, what = 'the request body size'): TributaryError {
+  return Errors.httpInputTooLarge(what, limit);
 }
 
 /** `size` bytes whose byte `split` sits on an 8-byte boundary of the underlying ArrayBuffer. */
@@ -43,11 +49,26 @@ function splitPoint(request: FastifyRequest, size: number): number {
   return n <= size ? n : 0;
 }
 
-/** A fastify content-type parser body (`(request, payload, done)` form) with bodyLimit enforced. */
+/**
+ * Stop reading a refused body. An inflater is unhooked and destroyed; the socket's remaining bytes
+ * flow into no listener (dropped), so neither memory nor decompression follows what the client sends.
+ */
+function abandon(request: FastifyRequest, payload: Readable): void {
+  if (payload !== request.raw) {
+    request.raw.unpipe(payload as unknown as Writable);
+    payload.destroy();
+  }
+  request.raw.resume();
+}
+
+/** A fastify content-type parser body (`(request, payload, done)` form) with `limit` enforced. */
 export function readBody(limit: number) {
   return (request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: Buffer) => void): void => {
     const declared = Number(request.headers['content-length']);
-    if (declared > limit) return done(bodyTooLarge(limit));
+    if (declared > limit) {
+      abandon(request, payload);
+      return done(bodyTooLarge(limit, `the request body size of ${declared} bytes (its Content-Length)`));
+    }
     // An inflating preParsing stream yields a different (unknown) number of bytes.
     const inflating = (payload as { receivedEncodedLength?: number }).receivedEncodedLength !== undefined;
     const direct = !inflating && Number.isSafeInteger(declared) && declared >= 0 && declared <= PREALLOCATE_MAX;
@@ -58,13 +79,19 @@ export function readBody(limit: number) {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onError);
+      if (err) {
+        chunks.length = 0;
+        abandon(request, payload);
+      }
       done(err, value);
     };
     const onData = (chunk: Buffer) => {
       const encoded = (payload as { receivedEncodedLength?: number }).receivedEncodedLength ?? 0;
-      if (received + chunk.length > limit || encoded > limit) return finish(bodyTooLarge(limit));
+      if (received + chunk.length > limit || encoded > limit) {
+        return finish(bodyTooLarge(limit, inflating ? 'the decompressed request body size' : 'the request body size'));
+      }
       if (body) {
-        if (received + chunk.length > body.length) return finish(Errors.badRequest('request body size did not match Content-Length'));
+        if (received + chunk.length > body.length) return finish(Errors.httpMalformed('the request body is longer than its Content-Length'));
         body.set(chunk, received);
       } else {
         chunks.push(chunk);
@@ -73,7 +100,7 @@ export function readBody(limit: number) {
     };
     const onEnd = () => {
       const seen = (payload as { receivedEncodedLength?: number }).receivedEncodedLength || received;
-      if (!Number.isNaN(declared) && seen !== declared) return finish(Errors.badRequest('request body size did not match Content-Length'));
+      if (!Number.isNaN(declared) && seen !== declared) return finish(Errors.httpMalformed(`the request body has ${seen} bytes, its Content-Length says ${declared}`));
       if (body) return finish(null, body);
       const out = alignedBuffer(received, splitPoint(request, received));
       let p = 0;

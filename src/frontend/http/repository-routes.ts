@@ -18,7 +18,10 @@ function parameters(body: Record<string, unknown>, what: string): Record<string,
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Triton's load parameters: `config` (JSON text) and `file:<path>` (base64 contents). */
+/**
+ * Triton's load parameters: `config` (JSON text) and `file:<path>` (base64 contents). Only their
+ * types are checked here; the repository checks the names (src/paths/) for HTTP and gRPC alike.
+ */
 export function loadOptions(model: string, params: Record<string, unknown>): LoadOptions {
   const out: LoadOptions = {};
   for (const [key, v] of Object.entries(params)) {
@@ -27,14 +30,11 @@ export function loadOptions(model: string, params: Record<string, unknown>): Loa
       object(parseJson(v, `load '${model}' parameter 'config'`), `load '${model}' parameter 'config'`);
       out.config = v;
     } else if (key.startsWith('file:')) {
-      const path = key.slice(5);
-      if (path === '' || path.split('/').includes('..') || path.startsWith('/')) {
-        throw Errors.badRequest(`load '${model}': file parameter '${key}' must name a relative path inside the model directory`);
-      }
       if (typeof v !== 'string' || !BASE64.test(v.replace(/\s/g, ''))) {
-        throw Errors.badRequest(`load '${model}': file parameter '${key}' must be base64 text`);
+        throw Errors.badRequest(`load '${model}': file parameter ${JSON.stringify(key).slice(0, 300)} must be base64 text`);
       }
-      (out.files ??= {})[path] = new Uint8Array(Buffer.from(v, 'base64'));
+      // No prototype: 'file:__proto__' is a file name like any other.
+      (out.files ??= Object.create(null) as Record<string, Uint8Array>)[key.slice(5)] = new Uint8Array(Buffer.from(v, 'base64'));
     }
   }
   if (out.files && out.config === undefined) {

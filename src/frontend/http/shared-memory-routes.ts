@@ -1,6 +1,7 @@
 /**
- * System shared memory through `options.sharedMemory` (src/frontend/shm). Without it every route
- * answers UNSUPPORTED with how to enable it. CUDA shared memory needs a GPU build: always 501.
+ * System shared memory through `options.sharedMemory` (src/frontend/shm). Without it (client
+ * shared memory is off unless the server runs with --allow-client-shm=true) every route answers
+ * UNSUPPORTED with how to enable it. CUDA shared memory needs a GPU build: always 501.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
@@ -18,7 +19,7 @@ function uint(v: unknown, what: string): number {
 export function registerSharedMemoryRoutes(app: FastifyInstance, registry: SharedMemoryRegistry | undefined): void {
   const guard = (fn: (req: Req) => unknown) => (req: Req, reply: FastifyReply) => {
     try {
-      if (!registry) throw Errors.featureNotEnabled('system shared memory', 'start the server with --enable-system-shared-memory=true');
+      if (!registry) throw Errors.clientShmDisabled('system shared memory');
       const out = fn(req);
       if (out === undefined) reply.code(200).send();
       else reply.type('application/json').send(JSON.stringify(out));

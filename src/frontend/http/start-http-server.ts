@@ -3,27 +3,38 @@
  * translate to and from the in-process `Server` API. Every body is read as one Buffer (no JSON
  * parser of fastify's: /infer parses its JSON header itself and views binary tensors in place),
  * straight into an aligned buffer of Content-Length bytes (read-body.ts).
+ *
+ * Bounds (http-limits.ts): body size as sent and inflated, time to send the headers and the whole
+ * request, open connections. Every client error, fastify's and node's parser's included, is a 4xx
+ * with a `{"error": ...}` body (send-error.ts, client-error.ts). HTTPS when `tls` is given.
  */
+import type { Server as TlsServer } from 'node:tls';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Server } from '../../server/types.js';
 import type { SharedMemoryRegistry } from '../shm/shared-memory-registry.js';
+import { clientErrorHandler, refuseConnect } from './client-error.js';
 import { compressResponse, inflateRequest } from './compression.js';
+import { boundConnections, nodeServerOptions, resolveLimits, type HttpLimits } from './http-limits.js';
+import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http-tls.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
 import { readBody } from './read-body.js';
 import { registerModelRoutes } from './model-routes.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
-import { fromFastifyError, sendError } from './send-error.js';
+import { MAX_PARAM_LENGTH, fromFastifyError, sendError } from './send-error.js';
 import { registerSettingsRoutes } from './settings-routes.js';
 import { registerSharedMemoryRoutes } from './shared-memory-routes.js';
+import { restrictHttpRoutes, type RestrictionTable } from '../restrict/index.js';
 import { Errors } from '../../errors.js';
 
-export interface HttpServerOptions {
+export interface HttpServerOptions extends Partial<HttpLimits> {
   port: number;
   host?: string;
-  /** Largest request body after decompression; 413 past it. Default 256 MiB. */
-  bodyLimit?: number;
+  /** Serve HTTPS (--http-use-ssl, --http-use-ssl-mutual); plain HTTP without it. */
+  tls?: HttpTlsOptions;
   sharedMemory?: SharedMemoryRegistry;
+  /** Categories that demand a header (--http-restricted-api); absent or empty: every route is open. */
+  restrictions?: RestrictionTable;
   logger?: boolean;
   /** Compress responses of at least this many bytes when the client accepts it. Default 1024. */
   compressThreshold?: number;
@@ -36,18 +47,30 @@ export interface HttpServerHandle {
   app: FastifyInstance;
 }
 
-export const DEFAULT_BODY_LIMIT = 256 * 1024 * 1024;
-
 export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'port' | 'host'> = {}): FastifyInstance {
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const limits = resolveLimits(options);
+  const nodeOptions = nodeServerOptions(limits);
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit,
+    bodyLimit: limits.maxInputSize,
     forceCloseConnections: true,
     keepAliveTimeout: 65_000,
+    // fastify applies this one itself after creating the server (its default, 0, is no timeout).
+    requestTimeout: limits.requestTimeoutMs,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler: clientErrorHandler(limits),
+    frameworkErrors: (error, _request, reply) => { sendError(reply, fromFastifyError(error, limits.maxInputSize)); },
+    ...(options.tls
+      ? { https: { ...nodeOptions, ...httpsServerOptions(options.tls, limits.headerTimeoutMs) } }
+      : { http: nodeOptions }),
   });
+  boundConnections(app.server, limits.maxConnections);
+  app.server.on('connect', refuseConnect);
+  if (options.tls) answerPlainHttp(app.server as unknown as TlsServer);
+  // Before any route exists: every route is classified, restricted ones get their header check.
+  app.addHook('onRoute', restrictHttpRoutes(options.restrictions ?? new Map(), sendError));
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', readBody(bodyLimit));
+  app.addContentTypeParser('*', readBody(limits.maxInputSize));
   app.addHook('preParsing', (request, _reply, payload, done) => {
     try {
       done(null, inflateRequest(request, payload));
@@ -58,7 +81,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   const compressThreshold = options.compressThreshold ?? 1024;
   app.addHook('onSend', compressResponse(compressThreshold));
   app.setErrorHandler((error, _request, reply) => {
-    sendError(reply, fromFastifyError(error, bodyLimit));
+    sendError(reply, fromFastifyError(error, limits.maxInputSize));
   });
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, Errors.notFound(`no route for ${request.method} ${request.url.split('?')[0]}`));

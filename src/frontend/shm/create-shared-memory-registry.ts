@@ -1,21 +1,22 @@
 /**
  * System shared memory (Triton's system_shared_memory extension) over POSIX shm objects, which
- * Linux exposes as files under /dev/shm: a client's shm_open("/key") is /dev/shm/key.
+ * Linux exposes as files under /dev/shm: a client's shm_open("/key") is /dev/shm/key. A key can
+ * only ever open a regular file directly in that directory (open-shm-key.ts).
  *
  * Pure-JS path: each region keeps its file descriptor open and moves bytes with pread/pwrite
  * (fs.readSync/writeSync at a position). A read therefore returns a copy per request (one memcpy
  * from the page cache, which for tmpfs is the shared memory itself). An N-API addon that mmaps
  * the object (see native/) could hand out views without that copy; this path stays the fallback.
  */
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, readSync, writeSync } from 'node:fs';
 import { Errors } from '../../errors.js';
+import { openShmKey } from './open-shm-key.js';
 import type { SharedMemoryRegionStatus, SharedMemoryRegistry } from './shared-memory-registry.js';
 
-interface Region extends SharedMemoryRegionStatus { fd: number; path: string }
+interface Region extends SharedMemoryRegionStatus { fd: number }
 
 export interface SharedMemoryRegistryOptions {
-  /** Directory holding the shm objects; /dev/shm on Linux. */
+  /** Directory holding the shm objects; /dev/shm on Linux. Keys never name anything outside it. */
   root?: string;
 }
 
@@ -23,15 +24,6 @@ const q = (s: string) => `'${s}'`;
 
 function checkSize(what: string, v: number): void {
   if (!Number.isSafeInteger(v) || v < 0) throw Errors.invalidArg(`${what} must be a non-negative integer, got ${v}`);
-}
-
-/** The object's file name: a POSIX shm name is "/name" with no other slash. */
-function fileName(key: string): string {
-  const name = key.startsWith('/') ? key.slice(1) : key;
-  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
-    throw Errors.invalidArg(`shared memory key ${q(key)} is not a valid POSIX shared memory name (expected "/name" with no other '/')`);
-  }
-  return name;
 }
 
 export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions = {}): SharedMemoryRegistry {
@@ -58,19 +50,12 @@ export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions 
       if (regions.has(name)) throw Errors.alreadyExists(`shared memory region ${q(name)} already in manager`);
       checkSize(`offset of shared memory region ${q(name)}`, offset);
       checkSize(`byte_size of shared memory region ${q(name)}`, byteSize);
-      const path = join(root, fileName(key));
-      let fd: number;
-      try {
-        fd = openSync(path, 'r+');
-      } catch (e) {
-        throw Errors.invalidArg(`Unable to open shared memory region ${q(name)}: key ${q(key)} (${path}): ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-      }
-      const size = fstatSync(fd).size;
+      const { fd, size } = openShmKey(root, name, key);
       if (offset + byteSize > size) {
         closeSync(fd);
         throw Errors.invalidArg(`shared memory region ${q(name)}: offset ${offset} + byte_size ${byteSize} exceeds the size of key ${q(key)} (${size} bytes)`);
       }
-      regions.set(name, { name, key, offset, byte_size: byteSize, fd, path });
+      regions.set(name, { name, key, offset, byte_size: byteSize, fd });
     },
 
     unregister(name) {

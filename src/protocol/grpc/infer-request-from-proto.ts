@@ -2,6 +2,7 @@ import { Errors, type TributaryError } from '../../errors.js';
 import { isReservedParameter, type InferenceRequest, type Parameters, type RequestedOutput } from '../../backend/index.js';
 import { elementCount, isDataType, tensorFromBytes, type Tensor } from '../../tensor/index.js';
 import { parseRequestParameters } from '../request-parameters.js';
+import { checkInputCount, checkOutputCount, checkParameters, checkRank } from '../request-limits.js';
 import { int64Value, parametersFromProto } from './infer-parameter.js';
 import type { InferInputTensorMsg, ModelInferRequestMsg } from './messages.js';
 import { hasContents, tensorFromContents } from './tensor-contents.js';
@@ -25,6 +26,7 @@ export interface DecodeOptions {
 const bad = (msg: string) => Errors.badRequest(msg);
 
 function shapeOf(model: string, io: InferInputTensorMsg): number[] {
+  checkRank(io.name, io.shape.length);
   return io.shape.map((d) => {
     const n = int64Value(d);
     if (typeof n !== 'number' || n < 0) throw bad(`model '${model}', input '${io.name}': invalid dimension ${String(d)} in shape`);
@@ -63,7 +65,9 @@ function decodeInputs(msg: ModelInferRequestMsg, opts: DecodeOptions): Tensor[] 
     if (!isDataType(io.datatype)) throw Errors.badDatatype(io.name, io.datatype);
     const shape = shapeOf(model, io);
     const where = `model '${model}', input '${io.name}'`;
-    const shm = io.parameters && sharedMemoryRef(where, parametersFromProto(io.parameters));
+    const iparams = parametersFromProto(io.parameters);
+    checkParameters(`input '${io.name}'`, iparams);
+    const shm = sharedMemoryRef(where, iparams);
     if (shm) {
       if (hasContents(io.contents)) throw bad(`${where}: give the data either in shared memory or in contents, not both`);
       if (!opts.readSharedMemory) throw Errors.unsupported(`${where}: system shared memory is not enabled on this endpoint`);
@@ -102,7 +106,10 @@ export function inferRequestFromProto(msg: ModelInferRequestMsg, opts: DecodeOpt
 }
 
 function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferRequest {
+  checkInputCount(msg.model_name, msg.inputs.length);
+  if (msg.outputs) checkOutputCount(msg.model_name, msg.outputs.length);
   let params = parametersFromProto(msg.parameters);
+  checkParameters('request', params);
   let emptyFinalResponse = false;
   let bigSeqId: bigint | undefined;
   if (params) {
@@ -133,6 +140,7 @@ function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferReq
   if (msg.outputs && msg.outputs.length > 0) {
     outputs = msg.outputs.map((o) => {
       const oparams = parametersFromProto(o.parameters);
+      checkParameters(`output '${o.name}'`, oparams);
       const shm = sharedMemoryRef(`model '${msg.model_name}', output '${o.name}'`, oparams);
       if (shm) (placements ??= new Map()).set(o.name, shm);
       const kept = withoutReserved(oparams);

@@ -116,7 +116,7 @@ test('a run error fails the batch with backendFailed naming the model', async ()
   await close();
 });
 
-test('a missing model file fails the load naming the file', async () => {
+test('a missing model file fails the load naming the file relative to the model directory', async () => {
   await assert.rejects(ort.load(simpleConfig(), loadContext('/nonexistent/1/model.onnx')),
-    (e: Error) => Errors.modelLoadFailed.is(e) && /nonexistent\/1\/model\.onnx/.test(e.message));
+    (e: Error) => Errors.modelFileMissing.is(e) && /model file '1\/model\.onnx' not found in the model directory$/.test(e.message) && !e.message.includes('/nonexistent'));
 });

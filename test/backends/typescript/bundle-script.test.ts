@@ -45,3 +45,38 @@ test('pure-JS packages bundle, with a source map back to model.ts', async () => 
   assert.match(r.bundle.code, /WordPiece/); // the tokenizer package is inside the bundle
   assert.ok((JSON.parse(r.bundle.map) as { sources: string[] }).sources.some((s) => s.endsWith('model.ts')));
 });
+
+test("the model's own tsconfig.json does not steer resolution (esbuild gets a fixed one)", async () => {
+  const dir = await modelWith({
+    '1/model.ts': "import v from 'alias';\nexport default class Model { v = v; execute() { return []; } }\n",
+    '1/real.ts': 'export default 1;\n',
+    'tsconfig.json': '{ "compilerOptions": { "baseUrl": ".", "paths": { "alias": ["./1/real.ts"] } } }',
+  });
+  const r = await bundleScript(join(dir, '1', 'model.ts'), dir);
+  assert.equal(r.ok, false);
+  assert.match(r.ok ? '' : r.errors.join('\n'), /1\/model\.ts:1:15: Could not resolve "alias"/);
+});
+
+test('an import leaving the model directory is refused with its location, the directory not named', async () => {
+  const repo = await modelWith({
+    'm/1/model.ts': "// a sibling model's file\nimport v from '../../other/1/model.ts';\nexport default class Model { v = v; execute() { return []; } }\n",
+    'other/1/model.ts': 'export default 1;\n',
+  });
+  const dir = join(repo, 'm');
+  const r = await bundleScript(join(dir, '1', 'model.ts'), dir);
+  assert.ok(!r.ok && r.refused);
+  const text = r.errors.join('\n');
+  assert.match(text, /^1\/model\.ts:2:15: import '\.\.\/\.\.\/other\/1\/model\.ts' is refused: it leaves the model directory/);
+  assert.ok(!text.includes(repo), text);
+});
+
+test('imports inside a data: URL module are refused', async () => {
+  const inner = 'import s from "../x.json"; export default s;';
+  const dir = await modelWith({
+    '1/model.ts': `import v from 'data:text/javascript,${encodeURIComponent(inner)}';\nexport default class Model { v = v; execute() { return []; } }\n`,
+    '1/x.json': '{}',
+  });
+  const r = await bundleScript(join(dir, '1', 'model.ts'), dir);
+  assert.ok(!r.ok && r.refused);
+  assert.match(r.errors.join('\n'), /imports inside a data: URL module are not followed/);
+});

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { status } from '@grpc/grpc-js';
 import { createServer, type Server } from '../../../src/server/index.js';
-import type { GrpcServerHandle } from '../../../src/frontend/grpc/index.js';
-import { startGrpcFrontEnd } from './harness.js';
+import { startGrpcServer, type GrpcServerHandle } from '../../../src/frontend/grpc/index.js';
+import { createSharedMemoryRegistry } from '../../../src/frontend/shm/index.js';
 import { reshapeTensor, tensorToBytes } from '../../../src/tensor/index.js';
 import { tensorToContents } from '../../../src/protocol/grpc/index.js';
 import { ALL_DATATYPES, sampleTensor } from './datatype-samples.js';
@@ -24,7 +24,7 @@ let client: TestClient;
 
 before(async () => {
   server = await createServer({ modelRepository: repo });
-  grpc = await startGrpcFrontEnd(server, { port: 0, host: '127.0.0.1' });
+  grpc = await startGrpcServer(server, { port: 0, host: '127.0.0.1', sharedMemory: createSharedMemoryRegistry() });
   client = createTestClient(grpc.port);
 });
 after(async () => {

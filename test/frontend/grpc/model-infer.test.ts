@@ -160,8 +160,8 @@ test('ModelInfer: large messages pass the raised default limit (48 MiB input)', 
   assert.ok(Buffer.from(res.raw_output_contents[0]).equals(bytes));
 });
 
-test('ModelInfer: maxMessageBytes bounds the request size', async (t) => {
-  const h = await startHarness({ maxMessageBytes: 1024 });
+test('ModelInfer: maxInputBytes bounds the request size', async (t) => {
+  const h = await startHarness({ maxInputBytes: 1024 });
   t.after(() => h.close());
   const e = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'IN', datatype: 'UINT8', shape: [4096] }], raw_input_contents: [Buffer.alloc(4096)] }).catch((err) => err);
   assert.equal(e.code, status.RESOURCE_EXHAUSTED);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { status } from '@grpc/grpc-js';
+import { createSharedMemoryRegistry } from '../../../src/frontend/shm/index.js';
 import { startHarness } from './harness.js';
 
 test('system shared memory over gRPC: register, status, inputs from and outputs into a region', async (t) => {
@@ -11,8 +12,9 @@ test('system shared memory over gRPC: register, status, inputs from and outputs 
   const file = Buffer.alloc(128);
   Buffer.from(input.buffer).copy(file, 8);
   writeFileSync(path, file);
-  const h = await startHarness();
-  t.after(async () => { await h.close(); rmSync(path, { force: true }); });
+  const shm = createSharedMemoryRegistry();
+  const h = await startHarness({ sharedMemory: shm });
+  t.after(async () => { await h.close(); shm.unregister(); rmSync(path, { force: true }); });
   const c = h.client;
 
   await c.call('SystemSharedMemoryRegister', { name: 'in', key, offset: 0, byte_size: 64 });

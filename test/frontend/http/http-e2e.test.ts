@@ -217,7 +217,7 @@ test('trace settings are stored and echoed, globally and per model', async () =>
 test('shared memory routes say how to enable it; CUDA shared memory is 501', async () => {
   const s = await fetch(`${t.base}/v2/systemsharedmemory/status`);
   assert.equal(s.status, 501);
-  assert.match((await s.json().then(loose)).error, /--enable-system-shared-memory=true/);
+  assert.match((await s.json().then(loose)).error, /client shared memory is disabled.*--allow-client-shm=true/);
   const c = await post('/v2/cudasharedmemory/region/r/register', { raw_handle: { b64: '' }, device_id: 0, byte_size: 4 });
   assert.equal(c.status, 501);
   assert.match((await c.json().then(loose)).error, /CUDA shared memory is not supported/);

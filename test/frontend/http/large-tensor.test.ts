@@ -17,7 +17,7 @@ const MODEL_4M = new URL('../../../build/models/identity_4m.onnx', import.meta.u
 const E4M = 4 * 1024 * 1024;
 
 let t: TestServer;
-before(async () => { t = await startTestServer({ bodyLimit: 64 * 1024 * 1024 }); });
+before(async () => { t = await startTestServer({ maxInputSize: 64 * 1024 * 1024 }); });
 after(async () => { await t.close(); });
 
 /** A raw POST, optionally chunked (no Content-Length), returning status, headers and the whole body. */
@@ -87,7 +87,7 @@ test('a body over the limit is refused with 413 before it is read', async () => 
   const res = await post('/v2/models/identity_types/infer', Buffer.alloc(16), { 'content-length': 65 * 1024 * 1024, 'content-type': 'application/octet-stream' }, true)
     .catch((e: Error) => ({ status: 0, headers: {}, body: Buffer.from(e.message) }));
   assert.equal(res.status, 413, res.body.toString());
-  assert.match(res.body.toString(), /larger than the 67108864-byte limit/);
+  assert.match(res.body.toString(), /exceeds the maximum allowed value of 67108864 bytes; use --http-max-input-size/);
 });
 
 test('16 MB through an onnxruntime model in a worker thread (the body moves, not copied), twice', { skip: !existsSync(MODEL_4M) && 'run npm run build-models' }, async () => {

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { Errors } from '../errors.js';
+import { HTTP_DEFAULTS, httpsServerOptions, type HttpServerOptions } from '../frontend/http/index.js';
+import type { Logger } from '../logger.js';
+import { boolFlag, intFlag } from './flags.js';
+
+type FlagValues = Record<string, unknown>;
+
+const MS = 1000;
+/** A day: longer timeouts are a typo more likely than a wish (and node's timers stop at 2^31 ms). */
+const MAX_TIMEOUT_SECS = 86_400;
+
+function pem(flag: string, path: unknown): Buffer {
+  try {
+    return readFileSync(String(path));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw Errors.httpTlsInvalid(`--${flag}: cannot read '${String(path)}' (${code})`);
+  }
+}
+
+/**
+ * The HTTP front end's size, time, connection and TLS flags. TLS takes the meanings of
+ * tritonserver's gRPC SSL flags: --http-use-ssl-mutual implies --http-use-ssl; the certificate files
+ * are read (and refused, naming the flag) here, before any model loads.
+ */
+export function httpOptionsFromFlags(f: FlagValues, log: Logger): Omit<HttpServerOptions, 'port' | 'host'> {
+  const secs = (flag: string, fallbackMs: number) => intFlag(flag, f[flag], fallbackMs / MS, 0, MAX_TIMEOUT_SECS) * MS;
+  const options: Omit<HttpServerOptions, 'port' | 'host'> = {
+    maxInputSize: intFlag('http-max-input-size', f['http-max-input-size'], HTTP_DEFAULTS.maxInputSize, 1),
+    headerTimeoutMs: secs('http-header-timeout-secs', HTTP_DEFAULTS.headerTimeoutMs),
+    requestTimeoutMs: secs('http-request-timeout-secs', HTTP_DEFAULTS.requestTimeoutMs),
+    maxConnections: intFlag('http-max-connections', f['http-max-connections'], HTTP_DEFAULTS.maxConnections, 0),
+  };
+  const mutual = boolFlag('http-use-ssl-mutual', f['http-use-ssl-mutual'], false);
+  const ssl = mutual || boolFlag('http-use-ssl', f['http-use-ssl'], false);
+  const files = ['http-server-cert', 'http-server-key', 'http-root-cert'].filter((k) => f[k] !== undefined);
+  if (!ssl) {
+    if (files.length > 0) log.warn(`${files.map((k) => `--${k}`).join(', ')} ignored: HTTP serves plain text unless --http-use-ssl=true or --http-use-ssl-mutual=true`);
+    return options;
+  }
+  for (const flag of ['http-server-cert', 'http-server-key', ...(mutual ? ['http-root-cert'] : [])]) {
+    if (f[flag] === undefined) throw Errors.httpTlsInvalid(`--${mutual ? 'http-use-ssl-mutual' : 'http-use-ssl'}=true needs --${flag}`);
+  }
+  options.tls = {
+    cert: pem('http-server-cert', f['http-server-cert']),
+    key: pem('http-server-key', f['http-server-key']),
+    ...(f['http-root-cert'] === undefined ? {} : { rootCert: pem('http-root-cert', f['http-root-cert']) }),
+    mutual,
+  };
+  httpsServerOptions(options.tls, 0); // a key that does not match its certificate fails here, not at the first client
+  return options;
+}

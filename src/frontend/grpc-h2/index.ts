@@ -1,1 +1,0 @@
-export { startGrpcH2Server } from './start-grpc-h2-server.js';

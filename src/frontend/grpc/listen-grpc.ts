@@ -1,0 +1,57 @@
+import net from 'node:net';
+import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
+import { Errors } from '../../errors.js';
+import { createLogger } from '../../logger.js';
+
+export interface GrpcListenOptions {
+  host: string;
+  port: number;
+  /** Open connections beyond this are closed as they arrive. */
+  maxConnections: number;
+}
+
+export interface GrpcListener {
+  port: number;
+  /** Stop accepting connections (open ones are the gRPC server's to close). */
+  close(): void;
+}
+
+const log = createLogger('grpc');
+/** A client refused for the connection bound is worth a warning, but not one per refused socket. */
+const DROP_WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * Listen on our own TCP server and hand each connection to grpc-js (its connection injector), since
+ * grpc-js's own listener has no connection bound. TLS, HTTP/2 and the calls stay with grpc-js.
+ */
+export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCredentials, options: GrpcListenOptions): Promise<GrpcListener> {
+  const injector = grpcServer.createConnectionInjector(credentials);
+  // noDelay as node's HTTP servers default to: a short response must not wait behind Nagle's algorithm.
+  const tcp = net.createServer({ noDelay: true }, (socket) => injector.injectConnection(socket));
+  tcp.maxConnections = options.maxConnections;
+  let dropped = 0;
+  let lastWarning = -Infinity;
+  tcp.on('drop', () => {
+    dropped++;
+    if (performance.now() - lastWarning < DROP_WARNING_INTERVAL_MS) return;
+    lastWarning = performance.now();
+    log.warn(`gRPC: refused ${dropped} connection(s) so far: ${options.maxConnections} are open (--grpc-max-connections)`);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(options.port, options.host, () => {
+        tcp.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    injector.destroy();
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw Errors.unavailable(`gRPC: cannot listen on ${options.host}:${options.port} (${code}); choose another --grpc-port or --grpc-address`);
+  }
+  return {
+    port: (tcp.address() as net.AddressInfo).port,
+    close: () => tcp.close(),
+  };
+}
