@@ -1,5 +1,5 @@
 /**
- * The benchmark toolkit (PERFORMANCE.md 3a). A workload is `bench/workloads/<name>.ts` exporting
+ * The benchmark toolkit (method in docs/PERFORMANCE.md). A workload is `bench/workloads/<name>.ts` exporting
  * `run(): Promise<object>`; it typically:
  *   1. writes a model repository (`writeRepository`) and starts the server in a child process
  *      (`spawnServer`), so the load generator never shares the server's event loop;

@@ -1,5 +1,5 @@
 /**
- * W3 (PERFORMANCE.md): MLP 64-256-256-10 over http-binary with dynamic batching off and on,
+ * W3 (docs/PERFORMANCE.md): MLP 64-256-256-10 over http-binary with dynamic batching off and on,
  * concurrency 1..128, plus bare in-process onnxruntime on the same model. Reports
  * - R4 batching gain: best DB-on throughput ÷ best DB-off throughput whose p99 fits the same budget;
  * - R1 serving efficiency: served throughput ÷ bare ORT throughput at the batch size actually formed;

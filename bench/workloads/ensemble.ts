@@ -1,5 +1,5 @@
 /**
- * W4-style ensemble overhead (PERFORMANCE.md R5/T7): the 3-step identity pipeline `chain3` versus
+ * W4-style ensemble overhead (docs/PERFORMANCE.md, W4 and T7): the 3-step identity pipeline `chain3` versus
  * the same three identity calls made back to back through the same in-process server API.
  * Overhead per step = (pipeline p50 - back-to-back p50) / 3, at c=1 and c=16; at c=16 also from
  * throughput (server time per request), which does not depend on queueing.

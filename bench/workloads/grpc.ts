@@ -2,7 +2,7 @@
  * gRPC front end: identity FP32[1,16] over gRPC ModelInfer (raw contents) at c=1 and c=64, the
  * same over HTTP with the binary tensor extension, and streamed responses per second over
  * ModelStreamInfer (decoupled TypeScript model, N responses per request).
- * Targets (PERFORMANCE.md): gRPC c=1 p50 <= 200 us, >= 10k infer/s; >= 50k streamed responses/s.
+ * Targets (docs/PERFORMANCE.md): gRPC c=1 p50 <= 200 us, >= 10k infer/s; >= 50k streamed responses/s.
  *
  * The server runs in a child process (bench/lib spawnServer: client and server do not share an
  * event loop), both on this machine's cores.

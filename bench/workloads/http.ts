@@ -1,5 +1,5 @@
 /**
- * W1 (PERFORMANCE.md): identity FP32 [1,16] at c=1 and c=64, over http-json and http-binary
+ * W1 (docs/PERFORMANCE.md): identity FP32 [1,16] at c=1 and c=64, over http-json and http-binary
  * against bare in-process `server.infer` in the same run. The server runs in a child process; the
  * in-process baseline runs in this one. Uses the ORT identity model when build/models has it,
  * else the pure-JS identity backend. Targets T1 (c=1 p50), T3 (c=64 throughput), T13 (CPU/req).

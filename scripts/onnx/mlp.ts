@@ -9,7 +9,7 @@ export interface DenseLayer {
   readonly bias: Float32Array;
 }
 
-/** The default MLP shape used by tests and benchmarks (PERFORMANCE.md W3). */
+/** The default MLP shape used by tests and benchmarks (docs/PERFORMANCE.md, W3). */
 export const MLP_SIZES = [64, 256, 256, 10] as const;
 
 /** Deterministic weights (uniform, scaled by 1/sqrt(fan-in) so activations stay O(1)). */
