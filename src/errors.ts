@@ -4,16 +4,22 @@
  * and gRPC statuses. Unknown throws become INTERNAL with the cause kept (`toTributaryError`).
  */
 
-/** Triton's error kinds (TRITONSERVER_Error_Code). */
-export type ErrorKind =
-  | 'UNKNOWN'
-  | 'INTERNAL'
-  | 'NOT_FOUND'
-  | 'INVALID_ARG'
-  | 'UNAVAILABLE'
-  | 'UNSUPPORTED'
-  | 'ALREADY_EXISTS'
-  | 'CANCELLED';
+/**
+ * Triton's error kinds (TRITONSERVER_Error_Code): the one list. The status table, the client, the
+ * sandbox's ModelError and types/bls.d.ts take the type from here.
+ */
+const ERROR_KINDS = [
+  'UNKNOWN', 'INTERNAL', 'NOT_FOUND', 'INVALID_ARG', 'UNAVAILABLE', 'UNSUPPORTED', 'ALREADY_EXISTS', 'CANCELLED',
+] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+const KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
+
+/** For kinds that arrive untyped (from a script's sandbox or a remote status). */
+export function isErrorKind(s: unknown): s is ErrorKind {
+  return typeof s === 'string' && KIND_SET.has(s);
+}
 
 export class TributaryError extends Error {
   readonly code: string;
@@ -154,6 +160,29 @@ export const Errors = {
   requestJsonTooDeep: define('TRB_REQUEST_JSON_TOO_DEEP', 'INVALID_ARG', (what: string, max: number) =>
     `the ${what} JSON nests arrays and objects more than ${max} levels deep; tensor 'data' may nest only as deep as its shape (or be flat)`),
 
+  requestJsonInvalid: define('TRB_REQUEST_JSON_INVALID', 'INVALID_ARG', (what: string, detail: string) =>
+    `failed to parse the ${what} JSON: ${detail}`),
+  requestFieldInvalid: define('TRB_REQUEST_FIELD_INVALID', 'INVALID_ARG', (what: string, detail: string) =>
+    `${what}: ${detail}`),
+
+  // API settings and registries (src/dataplane/: one set of rules for HTTP and gRPC)
+  traceSettingInvalid: define('TRB_TRACE_SETTING_INVALID', 'INVALID_ARG', (setting: string, why: string) =>
+    `${setting} ${why}`),
+  traceSettingUnknown: define('TRB_TRACE_SETTING_UNKNOWN', 'INVALID_ARG', (setting: string, known: string[]) =>
+    `unknown trace setting ${q(setting)}; known: ${known.join(', ')}`),
+  traceSettingPerVersion: define('TRB_TRACE_SETTING_PER_VERSION', 'INVALID_ARG', (model: string) =>
+    `trace settings of model ${q(model)} are per model, not per version; leave the version out (drop /versions/{v} from the path)`),
+  logSettingInvalid: define('TRB_LOG_SETTING_INVALID', 'INVALID_ARG', (setting: string, must: string, got: unknown) =>
+    `logging setting ${q(setting)} must be ${must}, got ${JSON.stringify(got) ?? String(got)}`),
+  logSettingUnknown: define('TRB_LOG_SETTING_UNKNOWN', 'INVALID_ARG', (setting: string, known: string[]) =>
+    `unknown logging setting ${q(setting)}; known: ${known.join(', ')}`),
+  logFileFixed: define('TRB_LOG_FILE_FIXED', 'UNSUPPORTED', () =>
+    'log_file cannot be changed over the API; start the server with --log-file'),
+  shmRegisterInvalid: define('TRB_SHM_REGISTER_INVALID', 'INVALID_ARG', (region: string, field: string, must: string) =>
+    `register system shared memory region ${q(region)}: ${field} must be ${must}`),
+  cudaShmUnsupported: define('TRB_CUDA_SHM_UNSUPPORTED', 'UNSUPPORTED', () =>
+    'CUDA shared memory is not supported: this server runs on CPU without a GPU; use system shared memory'),
+
   // HTTP front end (src/frontend/http/): sizes, timeouts, malformed requests, TLS
   httpInputTooLarge: define('TRB_HTTP_INPUT_TOO_LARGE', 'INVALID_ARG', (what: string, limit: number) =>
     `${what} exceeds the maximum allowed value of ${limit} bytes; use --http-max-input-size to increase the limit`, 413),
@@ -208,6 +237,12 @@ export const Errors = {
     `model ${q(model)}: execution provider ${q(provider)} is not available on this machine (onnxruntime-node here ships the CPU provider only); remove it from optimization.execution_accelerators`),
   scriptError: define('TRB_SCRIPT_ERROR', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
   scriptLimit: define('TRB_SCRIPT_LIMIT', 'UNAVAILABLE', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+  scriptOutputInvalid: define('TRB_SCRIPT_OUTPUT_INVALID', 'INTERNAL', (model: string, script: string, where: string, msg: string) =>
+    `model ${q(model)}: ${script} ${where}: ${msg}`),
+  scriptResponseTimeout: define('TRB_SCRIPT_RESPONSE_TIMEOUT', 'UNAVAILABLE', (model: string, ms: number, source: string) =>
+    `model ${q(model)}: the decoupled script sent no final response within ${ms} ms (${source}); the request was failed and released (send { final: true } on every request's response sender)`),
+  blsCycle: define('TRB_BLS_CYCLE', 'UNAVAILABLE', (model: string, chain: string[], count: number) =>
+    `model ${q(model)}: BLS call cycle ${chain.map(q).join(' -> ')}: every instance of ${q(chain[chain.length - 1]!)} (instance_group count ${count}) is held by a caller waiting on this call, so it would never run; raise its instance count or break the cycle`),
 
   // script imports (backends/typescript: a script's bundle holds only its model directory's files
   // and installed packages; each line is "file:line:col: import '...' is refused: why")

@@ -1,7 +1,7 @@
 /**
- * The import rules of DESIGN.md ("Imports point one way") and CONVENTIONS.md rule 3 ("pure core,
- * I/O at the edges"), checked on the real import statements of every file under src/ and
- * backends/. Imports are read with TypeScript's own pre-processor (static, re-exports and dynamic
+ * The import rules of docs/ARCHITECTURE.md ("Rooms": a folder's index.ts is its only door, imports
+ * point one way, I/O only at the edges), checked on the real import statements of every file under
+ * src/ and backends/ (tests may reach into internals and are not checked). Imports are read with TypeScript's own pre-processor (static, re-exports and dynamic
  * `import()`), so strings that merely look like imports (generated code) are not counted.
  */
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-interface Edge { from: string; to: string; file: string; line: number; spec: string }
+interface Edge { from: string; to: string; file: string; line: number; spec: string; target?: string }
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -44,7 +44,7 @@ export function layerOf(folder: string): string {
 }
 
 /**
- * DESIGN.md: frontend -> server -> model/repository -> pipeline/dataflow/scheduler -> backend ->
+ * docs/ARCHITECTURE.md: frontend -> server -> model/repository -> pipeline/dataflow/scheduler -> backend ->
  * tensor/config -> errors. Lower rank = closer to the edge; a folder may import only folders of a
  * greater or equal rank (equal rank is allowed; the cycle check keeps such pairs one-way).
  * metrics/ and client/ are edges like frontend/; logger sits with errors (everything logs).
@@ -53,11 +53,16 @@ export function layerOf(folder: string): string {
 const RANK: Record<string, number> = {
   frontend: 0, metrics: 0, client: 0,
   protocol: 1,
+  // dataplane/ owns every API operation, protocol-neutral: the front ends only translate to it.
+  dataplane: 1,
   server: 2,
   model: 3, repository: 3,
   pipeline: 4, dataflow: 4, scheduler: 4,
   backend: 5,
   tensor: 6, config: 6,
+  // inference/ holds the message types every layer speaks (request, response, parameters, cancel
+  // signal); it sits beside tensor/ so that protocol/, client/ and backend/ can all use them.
+  inference: 6,
   // paths/ is the one confinement check for names that become paths; everything below the edges
   // that opens a file (repository, backends, shared memory) goes through it.
   paths: 6,
@@ -69,8 +74,11 @@ function allowedByRole(from: string, to: string): boolean | undefined {
   if (from === 'cli') return true; // cli/ may import anything
   if (to === 'cli') return false; // nothing imports the command line
   if (to === 'backends') return from === 'server' || from === 'backends'; // server/ is the composition root
+  // The message types depend on tensors and errors only, so every layer can import them.
+  if (from === 'inference') return to === 'tensor' || to === 'errors';
   if (from === 'backends') return to !== 'server' && RANK[to] !== undefined && RANK[to]! >= RANK.backend!;
-  if (to === 'protocol') return from === 'frontend' || from === 'client' || from === 'protocol';
+  // dataplane/ reads JSON carried inside requests (a load's `config`) with the protocol's depth bound.
+  if (to === 'protocol') return from === 'frontend' || from === 'client' || from === 'protocol' || from === 'dataplane';
   return undefined;
 }
 
@@ -82,21 +90,33 @@ function readEdges(): Edge[] {
     for (const imp of info.importedFiles) {
       const line = text.slice(0, imp.pos).split('\n').length;
       const spec = imp.fileName;
-      let to: string;
       if (spec.startsWith('.')) {
         const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).split('\\').join('/');
         if (!target.startsWith('src/') && !target.startsWith('backends/')) continue;
-        to = folderOf(target);
+        edges.push({ from: folderOf(file), to: folderOf(target), file, line, spec, target });
       } else {
-        to = `pkg:${spec}`;
+        edges.push({ from: folderOf(file), to: `pkg:${spec}`, file, line, spec });
       }
-      edges.push({ from: folderOf(file), to, file, line, spec });
     }
   }
   return edges;
 }
 
 const EDGES = readEdges();
+
+/**
+ * The door an import into another folder must use, or undefined when `target` is acceptable: a
+ * folder's `index.ts` (`src/<folder>/index.ts`, `backends/<name>/index.ts`); a single-file room at
+ * the top of src/ (errors.ts, logger.ts) is its own door. Paths are relative to the repository.
+ */
+export function missedDoor(fromFile: string, target: string): string | undefined {
+  const folder = folderOf(target);
+  if (folderOf(fromFile) === folder) return undefined;
+  const top = target.split('/');
+  if (top.length === 2) return undefined;
+  const door = `${folder.startsWith('backends/') ? folder : `src/${folder}`}/index`;
+  return target.replace(/\.(m?[jt]s)$/, '') === door ? undefined : `${door}.js`;
+}
 
 /** Every elementary cycle's representative: for each strongly connected component, one cycle path. */
 export function findFolderCycles(edges: readonly { from: string; to: string }[]): string[][] {
@@ -170,11 +190,32 @@ test('the import scan sees the code base (guards the checks below against readin
   assert.ok(EDGES.length > 200, `only ${EDGES.length} imports found`);
   assert.ok(EDGES.some((e) => e.from === 'server' && e.to === 'repository'));
   assert.ok(EDGES.some((e) => e.from === 'backends/onnxruntime' && e.to === 'pkg:onnxruntime-node'));
+  assert.ok(EDGES.some((e) => e.from === 'protocol' && e.to === 'inference' && e.target === 'src/inference/index.js'));
 });
 
 test('the cycle finder names a cycle and ignores one-way chains', () => {
   assert.deepEqual(findFolderCycles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }]), []);
   assert.deepEqual(findFolderCycles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }, { from: 'c', to: 'd' }]), [['a', 'b', 'c', 'a']]);
+});
+
+test('the door check accepts index.ts and single-file rooms and names the door of anything else', () => {
+  assert.equal(missedDoor('src/server/create-server.ts', 'src/model/index.js'), undefined);
+  assert.equal(missedDoor('src/server/create-server.ts', 'src/errors.js'), undefined);
+  assert.equal(missedDoor('src/client/grpc/x.ts', 'src/client/types.js'), undefined);
+  assert.equal(missedDoor('src/server/types.ts', 'src/model/statistics.js'), 'src/model/index.js');
+  assert.equal(missedDoor('src/protocol/grpc/x.ts', 'src/protocol/request-limits.js'), 'src/protocol/index.js');
+  assert.equal(missedDoor('src/frontend/http/x.ts', 'src/frontend/shm/y.js'), 'src/frontend/shm/index.js');
+  assert.equal(missedDoor('src/cli/x.ts', 'backends/typescript/scaffold.js'), 'backends/typescript/index.js');
+});
+
+test("imports between folders go through the folder's index.ts", () => {
+  const bad: string[] = [];
+  for (const e of EDGES) {
+    if (e.target === undefined) continue;
+    const door = missedDoor(e.file, e.target);
+    if (door !== undefined) bad.push(`${where(e)}: import it from ${door} (export it there if needed)`);
+  }
+  assert.deepEqual(bad, [], bad.join('\n'));
 });
 
 test('no import cycles between folders', () => {
@@ -205,7 +246,7 @@ test('imports point one way: frontend -> server -> model/repository -> pipeline/
     const rf = RANK[from];
     const rt = RANK[to];
     if (rf === undefined || rt === undefined) {
-      bad.push(`${where(e)}: folder '${from === undefined || rf === undefined ? from : to}' has no place in the layering (add it to DESIGN.md and this test)`);
+      bad.push(`${where(e)}: folder '${from === undefined || rf === undefined ? from : to}' has no place in the layering (add it to docs/ARCHITECTURE.md and this test)`);
     } else if (rt < rf) {
       bad.push(`${where(e)}: ${from}/ is below ${to}/ in the layering, so it may not import it`);
     }
@@ -222,6 +263,6 @@ const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client'
 test('I/O libraries only at the edges (frontend/, repository/, metrics/, cli/, client/, backends/, paths/)', () => {
   const bad = EDGES
     .filter((e) => e.to.startsWith('pkg:') && IO_LIBRARIES.has(e.spec) && !IO_FOLDERS.has(layerOf(e.from)))
-    .map((e) => `${where(e)}: ${layerOf(e.from)}/ must stay free of I/O (CONVENTIONS.md rule 3)`);
+    .map((e) => `${where(e)}: ${layerOf(e.from)}/ must stay free of I/O (docs/ARCHITECTURE.md: I/O only at the edges)`);
   assert.deepEqual(bad, [], bad.join('\n'));
 });

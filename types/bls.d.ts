@@ -1,14 +1,17 @@
 /**
  * `tributary/bls`: the API a TypeScript model (`<model>/1/model.ts`, config `backend: "typescript"`)
- * sees inside its sandbox. The same names as DESIGN.md's BLS section; the runtime that implements
- * them is bundled into the script at load time (backends/typescript/bls/).
+ * sees inside its sandbox. The runtime that implements it is bundled into the script at load time
+ * (backends/typescript/bls/); test/backends/typescript/bls-types-check.ts holds the two to each
+ * other, member by member.
  *
  * The sandbox is a V8 isolate: no fs, net, process, require, fetch or timers. `console`,
  * `TextEncoder` and `TextDecoder` exist (console lines go to the server log).
  */
-export type DataType =
-  | 'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64' | 'INT8' | 'INT16' | 'INT32' | 'INT64'
-  | 'FP16' | 'FP32' | 'FP64' | 'BF16' | 'BYTES';
+import type { DataType } from '../src/tensor/index.js';
+import type { ErrorKind } from '../src/errors.js';
+
+/** The server's tensor datatypes (KServe v2 names: FP32, BYTES, ...). */
+export type { DataType };
 
 export type TypedArray =
   | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
@@ -25,9 +28,7 @@ export type ParamValue = string | number | boolean | bigint;
 export type Parameters = Record<string, ParamValue>;
 
 /** Triton's error kinds; a `ModelError` carries one to the client (HTTP/gRPC status). */
-export type ErrorKind =
-  | 'UNKNOWN' | 'INTERNAL' | 'NOT_FOUND' | 'INVALID_ARG' | 'UNAVAILABLE' | 'UNSUPPORTED'
-  | 'ALREADY_EXISTS' | 'CANCELLED';
+export type { ErrorKind };
 
 /**
  * A tensor. Numeric data is a typed array (INT64/UINT64: BigInt64Array/BigUint64Array; FP16/BF16:
@@ -48,7 +49,8 @@ export declare class Tensor {
  * Failed BLS calls reject with a ModelError whose `kind` and `code` are the callee's.
  */
 export declare class ModelError extends Error {
-  constructor(message: string, kind?: ErrorKind);
+  /** `code` names the failure for clients that branch on it (the server's own are TRB_*). */
+  constructor(message: string, kind?: ErrorKind, code?: string);
   readonly kind: ErrorKind;
   /** Error code from the server's catalog (e.g. TRB_MODEL_NOT_FOUND) when the error came from the server. */
   readonly code?: string;

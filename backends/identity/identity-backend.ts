@@ -1,4 +1,5 @@
-import type { BackendFactory, BackendInstance, BackendModel, BackendRequest, CancelSignal } from '../../src/backend/index.js';
+import type { BackendFactory, BackendInstance, BackendModel, BackendRequest } from '../../src/backend/index.js';
+import type { CancelSignal } from '../../src/inference/index.js';
 import { configParamInt, type ModelConfig } from '../../src/config/index.js';
 import { Errors } from '../../src/errors.js';
 import { renameTensor, type Tensor } from '../../src/tensor/index.js';

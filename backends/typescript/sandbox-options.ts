@@ -5,19 +5,28 @@ import { configParam, configParamInt, type ModelConfig } from '../../src/config/
  * Per-model sandbox settings, from config `parameters` (string values, as Triton's python backend
  * reads its own):
  * - `memory_limit_mb` (default 128): V8 heap limit of each isolate; past it the isolate is disposed.
- * - `timeout_ms` (default 5000): script CPU time allowed per execute() call, summed over the slices
- *   the script runs between awaits (time spent awaiting BLS children does not count).
+ * - `timeout_ms` (default 5000): script time allowed per execute() call, summed over the slices
+ *   the script runs between awaits (wall time of each slice on its thread; time spent awaiting BLS
+ *   children does not count).
  * - `type_check` (default "error"): "error" fails the load on a TypeScript type error, because a
  *   script that does not type-check against tributary/bls is the likeliest to fail on requests;
  *   "warn" logs the errors and loads anyway; "off" skips the check (saves about a second of load).
  * - `isolate_spares` (default 1): initialized isolates kept ready per instance, so a script that is
  *   replaced after a crash, timeout or memory blow-up never costs an isolate start on the request path.
+ * - `response_timeout_ms` (default 60000): decoupled models only; a request with no deadline of its
+ *   own that has not had its final response this long after execute() started is failed and
+ *   released (a request's deadline, from its timeout, takes precedence).
+ * - `allow_webassembly` (default "false"): WebAssembly is removed from the sandbox unless "true",
+ *   because WebAssembly.Memory is allocated outside the V8 heap and so escapes memory_limit_mb
+ *   (a 64 MB script grew the server by 2.8 GB). Turned on, wasm memory is not limited by it.
  */
 export interface SandboxOptions {
   memoryLimitMb: number;
   timeoutMs: number;
   typeCheck: 'error' | 'warn' | 'off';
   spares: number;
+  responseTimeoutMs: number;
+  webAssembly: boolean;
 }
 
 export function sandboxOptions(config: ModelConfig): SandboxOptions {
@@ -25,11 +34,15 @@ export function sandboxOptions(config: ModelConfig): SandboxOptions {
   const timeoutMs = configParamInt(config, 'timeout_ms', 5000);
   const spares = configParamInt(config, 'isolate_spares', 1);
   const tc = (configParam(config, 'type_check') ?? 'error').trim().toLowerCase();
+  const responseTimeoutMs = configParamInt(config, 'response_timeout_ms', 60_000);
+  const wasm = (configParam(config, 'allow_webassembly') ?? 'false').trim().toLowerCase();
   const problems: string[] = [];
+  if (responseTimeoutMs < 1) problems.push(`parameter response_timeout_ms must be at least 1, got ${responseTimeoutMs}`);
+  if (wasm !== 'true' && wasm !== 'false') problems.push(`parameter allow_webassembly must be "true" or "false", got "${wasm}"`);
   if (memoryLimitMb < 8) problems.push(`parameter memory_limit_mb must be at least 8, got ${memoryLimitMb}`);
   if (timeoutMs < 1) problems.push(`parameter timeout_ms must be at least 1, got ${timeoutMs}`);
   if (spares < 0 || spares > 8) problems.push(`parameter isolate_spares must be 0..8, got ${spares}`);
   if (tc !== 'error' && tc !== 'warn' && tc !== 'off') problems.push(`parameter type_check must be "error", "warn" or "off", got "${tc}"`);
   if (problems.length) throw Errors.modelLoadFailed(config.name, problems.join('; '));
-  return { memoryLimitMb, timeoutMs, typeCheck: tc as SandboxOptions['typeCheck'], spares };
+  return { memoryLimitMb, timeoutMs, typeCheck: tc as SandboxOptions['typeCheck'], spares, responseTimeoutMs, webAssembly: wasm === 'true' };
 }

@@ -4,7 +4,9 @@ import type { BackendFactory, BackendModel, LoadContext } from '../../src/backen
 import type { ModelConfig } from '../../src/config/index.js';
 import { Errors, type TributaryError } from '../../src/errors.js';
 import { confinePath } from '../../src/paths/index.js';
+import type { CallShape } from './batch-call.js';
 import { bundleScript } from './bundle-script.js';
+import { outputCheck } from './check-outputs.js';
 import { readModelFiles } from './read-model-files.js';
 import { sandboxOptions } from './sandbox-options.js';
 import { createStackMapper } from './stack-mapper.js';
@@ -75,8 +77,15 @@ const typescriptBackend: BackendFactory = {
       log: ctx.log,
     };
     const outputNames = config.output.map((o) => o.name);
+    const shape: CallShape = {
+      model: config.name,
+      decoupled,
+      check: outputCheck(config, rel),
+      responseTimeoutMs: options.responseTimeoutMs,
+      instances: (config.instance_group ?? []).reduce((n, g) => n + (g.count ?? 1), 0) || 1,
+    };
     return {
-      createInstance: (index) => TypescriptInstance.create(spec, index, decoupled, outputNames),
+      createInstance: (index) => TypescriptInstance.create(spec, index, shape, outputNames),
     };
   },
 };

@@ -1,13 +1,12 @@
 import onnxProto from 'onnx-proto';
+import type { DataType } from '../../src/tensor/index.js';
 
 /** The generated protobuf namespace of onnx.proto (IR version 8), re-exported for builders. */
 export const onnx = onnxProto.onnx;
 export type { onnx as OnnxNamespace } from 'onnx-proto';
 
 /** Element types by their Triton / KServe names, so builders speak the server's vocabulary. */
-export type ElemType =
-  | 'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64' | 'INT8' | 'INT16' | 'INT32' | 'INT64'
-  | 'FP16' | 'FP32' | 'FP64' | 'BF16' | 'BYTES';
+export type ElemType = DataType;
 
 const D = onnxProto.onnx.TensorProto.DataType;
 

@@ -1,8 +1,8 @@
 import type { ModelConfig, ModelInstanceGroup } from '../config/index.js';
+import type { CancelSignal, InferenceRequest, Parameters } from '../inference/index.js';
 import type { Logger } from '../logger.js';
 import type { Tensor } from '../tensor/index.js';
-import type { CancelSignal } from './cancel-signal.js';
-import type { InferenceRequest, ModelHost, Parameters } from './inference.js';
+import type { ModelHost } from './model-host.js';
 
 /**
  * One request as a backend instance sees it. The scheduler hands an instance a batch of these.

@@ -1,8 +1,3 @@
 export type { BackendRequest, ExecuteTimings, BackendInstance, LoadContext, BackendModel, BackendFactory } from './backend.js';
+export type { ModelHost } from './model-host.js';
 export { BackendRegistry } from './registry.js';
-export { RESERVED_PARAMETERS, isReservedParameter } from './inference.js';
-export type {
-  ParamValue, Parameters, RequestedOutput, SequenceFlags, InferenceRequest, InferenceResponse, ModelHost,
-} from './inference.js';
-export { CancelSource } from './cancel-signal.js';
-export type { CancelSignal } from './cancel-signal.js';

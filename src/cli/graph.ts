@@ -3,7 +3,7 @@ import { isEnsemble, positionOf, formatProblems } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { compilePipeline, renderDot, renderMermaid } from '../pipeline/index.js';
 import { readRepositoryConfigs } from '../repository/index.js';
-import { defaultBackends } from '../server/default-backends.js';
+import { defaultBackends } from '../server/index.js';
 import { parseFlags, listFlag } from './flags.js';
 
 export const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>] [--format=mermaid|dot]

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { scaffoldModel } from '../../backends/typescript/scaffold.js';
+import { scaffoldModel } from '../../backends/typescript/index.js';
 import { Errors } from '../errors.js';
 import { listFlag, parseFlags } from './flags.js';
 

@@ -3,6 +3,7 @@ import { createSharedMemoryRegistry } from '../frontend/shm/index.js';
 import { startGrpcServer } from '../frontend/grpc/index.js';
 import { grpcOptionsFromFlags } from './grpc-flags.js';
 import { startHttpServer } from '../frontend/http/index.js';
+import { createDataPlane } from '../dataplane/index.js';
 import { httpOptionsFromFlags } from './http-flags.js';
 import { exposureWarnings, parseRestrictions } from '../frontend/restrict/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
@@ -195,6 +196,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const sharedMemory = shmEnabled ? createSharedMemoryRegistry() : undefined;
+  // One data plane for both front ends: one trace-settings store, one extension list.
+  const dataPlane = createDataPlane(server, sharedMemory ? { sharedMemory } : {});
   const closers: (() => Promise<void>)[] = [];
   const shutdown = async () => {
     for (const c of closers) await c().catch(() => undefined);
@@ -204,7 +207,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     if (allowHttp) {
       const h = await startHttpServer(server, {
         ...httpOptions, port: httpPort, host: httpHost, restrictions: httpRestrictions,
-        ...(sharedMemory ? { sharedMemory } : {}),
+        ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
       });
       closers.push(h.close);
       log.info(`HTTP (KServe v2) listening on ${httpHost}:${h.port}`);
@@ -212,7 +215,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     if (allowGrpc) {
       const g = await startGrpcServer(server, {
         ...grpcOptions, port: grpcPort, host: grpcHost, restrictions: grpcRestrictions,
-        ...(sharedMemory ? { sharedMemory } : {}),
+        ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
       });
       closers.push(g.close);
       log.info(`gRPC (inference.GRPCInferenceService) listening on ${grpcHost}:${g.port}`);

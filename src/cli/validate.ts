@@ -1,7 +1,7 @@
 import { BackendRegistry } from '../backend/index.js';
 import { formatProblems } from '../config/index.js';
 import { validateRepository } from '../repository/index.js';
-import { defaultBackends } from '../server/default-backends.js';
+import { defaultBackends } from '../server/index.js';
 import { boolFlag, parseFlags } from './flags.js';
 
 export const VALIDATE_HELP = `Usage: tributary validate <repository-dir>... [--strict-model-config=<bool>]

@@ -1,4 +1,4 @@
-import type { Parameters } from '../backend/index.js';
+import type { Parameters } from '../inference/index.js';
 import type { InferOptions } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Errors } from '../errors.js';
-import type { Parameters } from '../backend/index.js';
+import type { Parameters } from '../inference/index.js';
 import type { Tensor } from '../tensor/index.js';
 import type { InferResult } from './types.js';
 

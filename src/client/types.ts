@@ -2,7 +2,7 @@
  * The client SDK's surface, shared by the HTTP and gRPC clients (modelled on Triton's
  * tritonclient.http / tritonclient.grpc): one interface, two transports.
  */
-import type { Parameters } from '../backend/index.js';
+import type { Parameters } from '../inference/index.js';
 import type { ModelConfig } from '../config/index.js';
 import type { ModelStatistics } from '../model/index.js';
 import type { ModelIndexEntry, ModelMetadata, ServerMetadata } from '../server/index.js';

@@ -1,9 +1,11 @@
 /**
  * model_config.proto as data: every message, its fields (scalar kind, enum, message, map,
  * repeated) and its oneofs. The converter walks this, so unknown fields, wrong enum values and
- * wrong types are caught the same way in pbtxt, YAML and JSON.
- * Source: https://github.com/triton-inference-server/common/blob/main/protobuf/model_config.proto
+ * wrong types are caught the same way in pbtxt, YAML and JSON. test/config/model-config-proto.test.ts
+ * holds it to the checked-in src/protocol/grpc/model_config.proto (Triton's messages, field for
+ * field), and lists the one field accepted beyond it (ModelEnsembling.max_inflight_requests).
  */
+import { CONFIG_DATATYPES } from '../tensor/index.js';
 
 export type ScalarKind = 'string' | 'bool' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float' | 'double';
 
@@ -36,11 +38,7 @@ const msg = (name: string, fields: Record<string, FieldSchema>, oneofs?: string[
   (oneofs ? { name, fields, oneofs } : { name, fields });
 
 // Enum values are listed in proto number order, so an index is the enum number.
-export const DATA_TYPE: EnumSchema = {
-  name: 'DataType',
-  values: ['TYPE_INVALID', 'TYPE_BOOL', 'TYPE_UINT8', 'TYPE_UINT16', 'TYPE_UINT32', 'TYPE_UINT64', 'TYPE_INT8',
-    'TYPE_INT16', 'TYPE_INT32', 'TYPE_INT64', 'TYPE_FP16', 'TYPE_FP32', 'TYPE_FP64', 'TYPE_STRING', 'TYPE_BF16'],
-};
+export const DATA_TYPE: EnumSchema = { name: 'DataType', values: CONFIG_DATATYPES };
 const INSTANCE_KIND: EnumSchema = { name: 'ModelInstanceGroup.Kind', values: ['KIND_AUTO', 'KIND_GPU', 'KIND_CPU', 'KIND_MODEL'] };
 const SECONDARY_KIND: EnumSchema = { name: 'ModelInstanceGroup.SecondaryDevice.SecondaryDeviceKind', values: ['KIND_NVDLA'] };
 const FORMAT: EnumSchema = { name: 'ModelInput.Format', values: ['FORMAT_NONE', 'FORMAT_NHWC', 'FORMAT_NCHW'] };

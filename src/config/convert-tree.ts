@@ -6,6 +6,7 @@
  * Longer than most files: the message, map, repeated, enum and scalar rules are one recursion that
  * shares the problem and position bookkeeping, and reads best in one place.
  */
+import { isDataType, toConfigType } from '../tensor/index.js';
 import type { ConfigProblem, SourcePosition } from './config-problem.js';
 import { DATA_TYPE, type EnumSchema, type FieldSchema, type FieldType, type MessageSchema, type ScalarKind } from './config-schema.js';
 import { closest } from './closest.js';
@@ -22,7 +23,6 @@ export interface ConvertContext {
 
 type Obj = Record<string, unknown>;
 
-const WIRE_TYPES = new Set(['BOOL', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'FP16', 'FP32', 'FP64', 'BF16']);
 /** Spellings from other frameworks, used only to suggest the right DataType. */
 const TYPE_HINTS: Record<string, string> = {
   FLOAT: 'TYPE_FP32', FLOAT32: 'TYPE_FP32', HALF: 'TYPE_FP16', FLOAT16: 'TYPE_FP16', DOUBLE: 'TYPE_FP64', FLOAT64: 'TYPE_FP64',
@@ -226,10 +226,8 @@ function convertEnum(node: SyntaxNode, e: EnumSchema, path: string, ctx: Convert
   const quotedInPbtxt = ctx.format === 'pbtxt' && node.style === 'string';
   const name = String(node.value);
   if (e.values.includes(name) && !quotedInPbtxt) return name;
-  if (ctx.format === 'yaml' && e === DATA_TYPE) {
-    if (name === 'BYTES') return 'TYPE_STRING';
-    if (WIRE_TYPES.has(name)) return `TYPE_${name}`;
-  }
+  // YAML convenience: the wire spelling (FP32, BYTES) stands for the config one.
+  if (ctx.format === 'yaml' && e === DATA_TYPE && isDataType(name)) return toConfigType(name);
   if (quotedInPbtxt && e.values.includes(name)) {
     problem(ctx, node.pos, path, `enum value must not be quoted: write ${name} instead of "${name}"`);
     return undefined;

@@ -1,4 +1,5 @@
 export * from './model-config.js';
+export { configParam, configParamInt, configParamBool, isEnsemble } from './config-param.js';
 export type { SourcePosition, ConfigProblem, ParsedConfig } from './config-problem.js';
 export { formatProblems, hasErrors } from './config-problem.js';
 export { parseConfigText, configFromJsonObject } from './parse-config-text.js';

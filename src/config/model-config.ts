@@ -2,13 +2,12 @@
  * The typed, frozen model configuration. Field names are Triton's JSON names (model_config.proto
  * field names, as the `/v2/models/{m}/config` endpoint prints them), so the same object is parsed
  * from config.pbtxt or config.yaml and served as JSON unchanged. int64 fields are plain numbers.
- * Enums keep their proto spelling (`TYPE_FP32`, `KIND_CPU`).
+ * Enums keep their proto spelling (`TYPE_FP32`, `KIND_CPU`). test/config/model-config-proto.test.ts
+ * holds every interface here and the parser's schema to the checked-in model_config.proto.
  */
+import type { ConfigDataType } from '../tensor/index.js';
 
-export type ConfigDataType =
-  | 'TYPE_INVALID' | 'TYPE_BOOL' | 'TYPE_UINT8' | 'TYPE_UINT16' | 'TYPE_UINT32' | 'TYPE_UINT64'
-  | 'TYPE_INT8' | 'TYPE_INT16' | 'TYPE_INT32' | 'TYPE_INT64' | 'TYPE_FP16' | 'TYPE_FP32'
-  | 'TYPE_FP64' | 'TYPE_STRING' | 'TYPE_BF16';
+export type { ConfigDataType };
 
 export interface ModelTensorReshape { shape: number[] }
 
@@ -34,8 +33,12 @@ export interface ModelOutput {
   is_non_linear_format_io?: boolean;
 }
 
+export type BatchInputKind =
+  | 'BATCH_ELEMENT_COUNT' | 'BATCH_ACCUMULATED_ELEMENT_COUNT' | 'BATCH_ACCUMULATED_ELEMENT_COUNT_WITH_ZERO'
+  | 'BATCH_MAX_ELEMENT_COUNT_AS_SHAPE' | 'BATCH_ITEM_SHAPE' | 'BATCH_ITEM_SHAPE_FLATTEN';
+
 export interface BatchInput {
-  kind: string;
+  kind: BatchInputKind;
   target_name: string[];
   data_type: ConfigDataType;
   source_input: string[];
@@ -43,13 +46,13 @@ export interface BatchInput {
 
 export interface BatchOutput {
   target_name: string[];
-  kind: string;
+  kind: 'BATCH_SCATTER_WITH_INPUT_SHAPE';
   source_input: string[];
 }
 
 export interface ModelVersionPolicy {
   latest?: { num_versions: number };
-  all?: Record<string, never>;
+  all?: Record<never, never>;
   specific?: { versions: number[] };
 }
 
@@ -178,10 +181,18 @@ export interface ExecutionAccelerator {
   parameters: Record<string, string>;
 }
 
+export interface CudaGraphShape { dim: number[] }
+
+export interface CudaGraphSpec {
+  batch_size: number;
+  input: Record<string, CudaGraphShape>;
+  graph_lower_bound?: { batch_size: number; input: Record<string, CudaGraphShape> };
+}
+
 export interface ModelOptimizationPolicy {
   priority?: 'PRIORITY_DEFAULT' | 'PRIORITY_MAX' | 'PRIORITY_MIN';
   graph?: { level: number };
-  cuda?: { graphs?: boolean; busy_wait_events?: boolean; output_copy_stream?: boolean; graph_spec?: unknown[] };
+  cuda?: { graphs?: boolean; busy_wait_events?: boolean; output_copy_stream?: boolean; graph_spec?: CudaGraphSpec[] };
   execution_accelerators?: {
     gpu_execution_accelerator: ExecutionAccelerator[];
     cpu_execution_accelerator: ExecutionAccelerator[];
@@ -223,32 +234,9 @@ export interface ModelConfig {
   metric_tags: Record<string, string>;
   parameters: Record<string, ModelParameter>;
   model_warmup: ModelWarmup[];
-  model_operations?: Record<string, unknown>;
+  model_operations?: { op_library_filename: string[] };
   model_transaction_policy: ModelTransactionPolicy;
   model_repository_agents?: ModelRepositoryAgents;
   response_cache?: ModelResponseCache;
   model_metrics?: ModelMetrics;
-}
-
-/** Read a `parameters` entry as a string, number or boolean, with a default. */
-export function configParam(config: Pick<ModelConfig, 'parameters'>, key: string): string | undefined {
-  return config.parameters[key]?.string_value;
-}
-
-export function configParamInt(config: Pick<ModelConfig, 'parameters'>, key: string, fallback: number): number {
-  const v = configParam(config, key);
-  if (v === undefined || v.trim() === '') return fallback;
-  const n = Number(v);
-  return Number.isFinite(n) ? Math.trunc(n) : fallback;
-}
-
-export function configParamBool(config: Pick<ModelConfig, 'parameters'>, key: string, fallback: boolean): boolean {
-  const v = configParam(config, key);
-  if (v === undefined) return fallback;
-  return /^(1|true|yes|on)$/i.test(v.trim());
-}
-
-/** Is this an ensemble (pipeline) model? */
-export function isEnsemble(config: Pick<ModelConfig, 'platform' | 'ensemble_scheduling'>): boolean {
-  return config.platform === 'ensemble' || config.ensemble_scheduling !== undefined;
 }

@@ -10,15 +10,14 @@ import type { ModelHost } from '../backend/index.js';
 import { Errors } from '../errors.js';
 import type { StatDuration } from '../scheduler/index.js';
 import type { PipelinePlan } from '../pipeline/index.js';
-import { systemClock, type Clock, type Scheduler, type SchedulerHooks, type WorkItem } from '../scheduler/index.js';
+import { QueuedEntries, QueuedEntry, abortReason, stoppedError, systemClock, type Clock, type Scheduler, type SchedulerHooks, type WorkItem } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
 import { runPlan } from './run-plan.js';
 import { StepStats, type StepStat } from './step-stats.js';
 
-export interface EnsembleSchedulerOptions {
+interface EnsembleSchedulerOptions {
   host: ModelHost;
   pipeline: string;
-  version: string;
   clock?: Clock;
   /** Requests of the whole pipeline in flight at once; 0 or undefined = the plan's, else unbounded. */
   maxInflight?: number;
@@ -26,7 +25,7 @@ export interface EnsembleSchedulerOptions {
   hooks?: SchedulerHooks;
 }
 
-export interface EnsembleScheduler extends Scheduler {
+interface EnsembleScheduler extends Scheduler {
   stepStats(): StepStat[];
   wallStats(): StatDuration;
 }
@@ -37,18 +36,32 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
   const bound = options.maxInflight || plan.maxInflightRequests;
   const limit = bound > 0 ? bound : Infinity;
   const stats = new StepStats(plan);
-  const queue: WorkItem[] = [];
+  /** Requests held back by max_inflight_requests, in priority order (FIFO within a level). */
+  const queue: QueuedEntry[] = [];
   const running = new Set<WorkItem>();
   let stopped = false;
   let idle: (() => void) | undefined;
 
   const depth = () => hooks?.onQueueDepth?.(queue.length);
+  const entries = new QueuedEntries<QueuedEntry>({
+    model: pipeline,
+    clock,
+    unlink: (e) => {
+      const i = queue.indexOf(e);
+      if (i < 0) return false;
+      queue.splice(i, 1);
+      return true;
+    },
+    onDrop: depth,
+    afterDrop: drain,
+  });
 
   function drain(): void {
-    while (queue.length > 0 && running.size < limit) {
-      const item = queue.shift()!;
+    while (!stopped && queue.length > 0 && running.size < limit) {
+      const e = queue[0]!;
+      entries.leave(e);
       depth();
-      if (!item.done && !item.signal.aborted) start(item);
+      if (!e.item.done && !e.item.signal.aborted) start(e.item);
     }
     if (running.size === 0 && queue.length === 0) idle?.();
   }
@@ -71,6 +84,8 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
       if (ended) return;
       finish(false);
       sub?.unsubscribe();
+      // The pipeline is the backend here: a cancelled run still owes its item a final answer.
+      item.fail(abortReason(item.signal, pipeline));
       drain();
     };
     item.signal.addEventListener('abort', onAbort, { once: true });
@@ -98,37 +113,29 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
     });
   }
 
-  function remove(item: WorkItem): void {
-    const i = queue.indexOf(item);
-    if (i >= 0) {
-      queue.splice(i, 1);
-      depth();
-      if (!item.done) item.fail(Errors.cancelled(pipeline));
-      drain();
-    }
-  }
-
   return {
     enqueue(item: WorkItem): void {
       if (item.done) return;
       // A pipeline may feed one tensor to several steps: none of its inputs may be moved away.
       for (const t of item.request.inputs) if (ArrayBuffer.isView(t.data)) releaseExclusive(t.data.buffer);
-      if (stopped) return item.fail(Errors.modelNotReady(pipeline, 'UNLOADING'));
-      if (item.signal.aborted) return item.fail(Errors.cancelled(pipeline));
+      if (stopped) return item.fail(stoppedError(pipeline));
+      if (item.signal.aborted) return item.fail(abortReason(item.signal, pipeline));
+      if (item.deadline !== undefined && item.deadline <= clock.now()) return item.fail(Errors.timeout(pipeline));
       if (running.size < limit) return start(item);
       // Higher priority (1 = highest, 0 = default, last) first; FIFO within a level.
       const rank = (w: WorkItem) => (w.priority > 0 ? w.priority : Number.MAX_SAFE_INTEGER);
       let at = queue.length;
-      while (at > 0 && rank(queue[at - 1]) > rank(item)) at--;
-      queue.splice(at, 0, item);
+      while (at > 0 && rank(queue[at - 1]!.item) > rank(item)) at--;
+      const e = new QueuedEntry(item);
+      queue.splice(at, 0, e);
       depth();
-      item.signal.addEventListener('abort', () => remove(item), { once: true });
+      entries.watch(e);
+      if (item.deadline !== undefined) entries.arm(e, item.deadline, () => entries.drop(e, Errors.timeout(pipeline)));
     },
     inflightCount: () => running.size + queue.length,
     stop(): Promise<void> {
       stopped = true;
-      for (const item of queue.splice(0)) item.fail(Errors.modelNotReady(pipeline, 'UNLOADING'));
-      depth();
+      for (const e of [...queue]) entries.drop(e, stoppedError(pipeline));
       if (running.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
         idle = resolve;

@@ -6,7 +6,8 @@
  * path (target ≤ 10 µs per step), so no operator chain is built per request.
  */
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import type { InferenceRequest, InferenceResponse, ModelHost } from '../backend/index.js';
+import type { ModelHost } from '../backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import { Errors, stepFailure } from '../errors.js';
 import type { PipelinePlan, PlanStep } from '../pipeline/index.js';
 import type { Clock } from '../scheduler/index.js';
@@ -14,7 +15,7 @@ import { renameTensor, type Tensor } from '../tensor/index.js';
 import type { StepStats } from './step-stats.js';
 import { TensorScope } from './tensor-scope.js';
 
-export interface RunContext {
+interface RunContext {
   readonly host: ModelHost;
   readonly pipeline: string;
   /** The pipeline request: inputs, id, parameters, sequence flags, requested outputs. */

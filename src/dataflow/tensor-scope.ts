@@ -40,12 +40,9 @@ export class TensorScope {
     return child;
   }
 
-  /** Marks a step as started in this scope; false when it already was. */
-  markFired(position: number): boolean {
-    const fired = (this.#fired ??= new Set());
-    if (fired.has(position)) return false;
-    fired.add(position);
-    return true;
+  /** Marks a step as started in this scope. */
+  markFired(position: number): void {
+    (this.#fired ??= new Set()).add(position);
   }
 
   hasFired(position: number): boolean {

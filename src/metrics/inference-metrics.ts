@@ -4,7 +4,7 @@
  * histogram are opt-in because they cost per observation.
  */
 import { Counter, Gauge, Histogram, Summary, type Registry } from 'prom-client';
-import type { ExecutionRecord, ModelListener, RequestRecord } from '../model/statistics.js';
+import type { ExecutionRecord, ModelListener, RequestRecord } from '../model/index.js';
 import type { MetricsConfig } from './metrics-config.js';
 
 const PHASES = [

@@ -1,7 +1,7 @@
 /** The metrics port (tritonserver --metrics-port, 8002): `GET /metrics` in Prometheus text format. */
 import { createServer as createHttpServer } from 'node:http';
 import { Registry } from 'prom-client';
-import type { Server } from '../server/types.js';
+import type { Server } from '../server/index.js';
 import { createInferenceListener } from './inference-metrics.js';
 import { parseMetricsConfig } from './metrics-config.js';
 import { registerSystemMetrics } from './system-metrics.js';

@@ -1,5 +1,6 @@
 import { Observable, type Subscriber } from 'rxjs';
-import { CancelSource, type BackendInstance, type BackendModel, type CancelSignal, type ExecuteTimings, type InferenceRequest, type InferenceResponse, type Parameters } from '../backend/index.js';
+import type { BackendInstance, BackendModel, ExecuteTimings } from '../backend/index.js';
+import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters } from '../inference/index.js';
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';

@@ -1,4 +1,4 @@
-import type { InferenceRequest } from '../backend/index.js';
+import type { InferenceRequest } from '../inference/index.js';
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { fromConfigType, formatShape, reshapeTensor, shapeMatches, type Tensor } from '../tensor/index.js';

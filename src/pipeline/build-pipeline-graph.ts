@@ -1,14 +1,14 @@
 import { DirectedGraph } from 'graphology';
 import type { PipelineContext } from './pipeline-context.js';
 
-export type PipelineNode =
+type PipelineNode =
   | { kind: 'input'; name: string }
   | { kind: 'step'; index: number }
   | { kind: 'tensor'; name: string };
 
 export type PipelineGraph = DirectedGraph<PipelineNode>;
 
-export const inputNode = (name: string): string => `input:${name}`;
+const inputNode = (name: string): string => `input:${name}`;
 export const stepNode = (index: number): string => `step:${index}`;
 export const tensorNode = (name: string): string => `tensor:${name}`;
 

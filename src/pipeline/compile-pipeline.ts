@@ -13,7 +13,7 @@ import type { PipelinePlan } from './pipeline-plan.js';
 import type { Locate, PipelineProblem } from './pipeline-problem.js';
 import { createProblemSink, hasErrors } from './pipeline-problem.js';
 
-export interface CompileResult {
+interface CompileResult {
   /** Present only when there is no error (warnings allowed). */
   plan?: PipelinePlan;
   problems: PipelineProblem[];

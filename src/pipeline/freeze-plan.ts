@@ -1,18 +1,11 @@
 import { topologicalSort } from 'graphology-dag';
 import type { ModelInput, ModelOutput } from '../config/index.js';
-import type { DataType } from '../tensor/index.js';
-import { fromConfigType } from '../tensor/index.js';
 import type { PipelineGraph } from './build-pipeline-graph.js';
 import type { PipelineContext } from './pipeline-context.js';
 import type { PipelinePlan, PlanStep, PlanTensor } from './pipeline-plan.js';
 
 function planTensor(t: ModelInput | ModelOutput): PlanTensor {
-  return Object.freeze({
-    name: t.name,
-    datatype: (fromConfigType(t.data_type) ?? 'BYTES') as DataType,
-    dims: Object.freeze([...t.dims]),
-    optional: 'optional' in t ? Boolean(t.optional) : false,
-  });
+  return Object.freeze({ name: t.name });
 }
 
 /** Everything the request path needs, resolved once and frozen. Call only on an error-free graph. */
@@ -21,7 +14,6 @@ export function freezePlan(ctx: PipelineContext, g: PipelineGraph): PipelinePlan
     .map((n) => g.getNodeAttributes(n))
     .flatMap((a) => (a.kind === 'step' ? [a.index] : []));
   const position = new Map(order.map((index, pos) => [index, pos]));
-  const outputNames = new Set(ctx.config.output.map((o) => o.name));
 
   const consumers = new Map<string, number[]>();
   for (const [tensor, list] of ctx.consumers) {
@@ -31,8 +23,6 @@ export function freezePlan(ctx: PipelineContext, g: PipelineGraph): PipelinePlan
 
   const steps: PlanStep[] = order.map((index, pos) => {
     const s = ctx.steps[index];
-    const downstream = new Set<number>();
-    for (const [, t] of s.outputMap) for (const c of consumers.get(t) ?? []) downstream.add(c);
     return Object.freeze({
       position: pos,
       configIndex: index,
@@ -42,21 +32,17 @@ export function freezePlan(ctx: PipelineContext, g: PipelineGraph): PipelinePlan
       inputs: Object.freeze(s.inputMap.map(([name, tensor]) => Object.freeze({ name, tensor }))),
       outputs: Object.freeze(s.outputMap.map(([name, tensor]) => Object.freeze({ name, tensor }))),
       requestedOutputs: Object.freeze(s.outputMap.map(([name]) => Object.freeze({ name }))),
-      consumers: Object.freeze([...downstream].sort((a, b) => a - b)),
-      pipelineOutputs: Object.freeze(s.outputMap.map(([, t]) => t).filter((t) => outputNames.has(t))),
       decoupled: Boolean(s.config?.model_transaction_policy?.decoupled),
     });
   });
 
   return Object.freeze({
     name: ctx.name,
-    maxBatchSize: ctx.config.max_batch_size,
     decoupled: Boolean(ctx.config.model_transaction_policy?.decoupled),
     maxInflightRequests: Math.max(0, ctx.config.ensemble_scheduling?.max_inflight_requests ?? 0),
     inputs: Object.freeze(ctx.config.input.map(planTensor)),
     outputs: Object.freeze(ctx.config.output.map(planTensor)),
     steps: Object.freeze(steps),
     consumers: new Map([...consumers].map(([k, v]) => [k, Object.freeze(v)])) as ReadonlyMap<string, readonly number[]>,
-    roots: Object.freeze(steps.filter((s) => s.inputs.length === 0).map((s) => s.position)),
   });
 }

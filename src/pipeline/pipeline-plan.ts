@@ -2,11 +2,10 @@
  * The frozen execution plan of a pipeline (ensemble). Compiled once at load time; the request path
  * only reads it. Steps are in topological order; every index in the plan is a position in `steps`.
  */
-import type { RequestedOutput } from '../backend/index.js';
-import type { DataType } from '../tensor/index.js';
+import type { RequestedOutput } from '../inference/index.js';
 
 /** One tensor edge of a step: the step model's own tensor name and the pipeline tensor it maps. */
-export interface PlanBinding {
+interface PlanBinding {
   /** Input or output name on the step's model (the key of input_map / output_map). */
   readonly name: string;
   /** Pipeline tensor name (the value of input_map / output_map). */
@@ -27,24 +26,17 @@ export interface PlanStep {
   readonly outputs: readonly PlanBinding[];
   /** Requested outputs for the child request, built once. */
   readonly requestedOutputs: readonly RequestedOutput[];
-  /** Positions of the steps that consume any output of this step. */
-  readonly consumers: readonly number[];
-  /** Pipeline outputs this step produces directly. */
-  readonly pipelineOutputs: readonly string[];
   /** The step model is decoupled: each of its responses starts its downstream steps again. */
   readonly decoupled: boolean;
 }
 
+/** A pipeline input or output: the request path needs only its name (the model validates the rest). */
 export interface PlanTensor {
   readonly name: string;
-  readonly datatype: DataType;
-  readonly dims: readonly number[];
-  readonly optional: boolean;
 }
 
 export interface PipelinePlan {
   readonly name: string;
-  readonly maxBatchSize: number;
   /** The pipeline is decoupled: it streams one response per completed set of outputs. */
   readonly decoupled: boolean;
   /** 0 = unbounded. */
@@ -54,6 +46,4 @@ export interface PipelinePlan {
   readonly steps: readonly PlanStep[];
   /** Pipeline tensor name -> positions of the steps that read it. */
   readonly consumers: ReadonlyMap<string, readonly number[]>;
-  /** Positions of steps with no inputs (they start with the request). */
-  readonly roots: readonly number[];
 }

@@ -37,10 +37,3 @@ export function createProblemSink(locate?: Locate): ProblemSink {
 export function hasErrors(problems: readonly PipelineProblem[]): boolean {
   return problems.some((p) => p.severity === 'error');
 }
-
-/** `file:line:col: error: message` lines, for logs and the configInvalid error. */
-export function formatProblems(problems: readonly PipelineProblem[]): string {
-  return problems
-    .map((p) => `${p.file ? `${p.file}:${p.line ?? 0}:${p.col ?? 0}: ` : ''}${p.severity}: ${p.message} (at ${p.path})`)
-    .join('\n');
-}

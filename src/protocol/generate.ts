@@ -5,7 +5,7 @@
  */
 import { Errors } from '../errors.js';
 import { elementCount, type DataType, type Tensor, type BytesData } from '../tensor/index.js';
-import type { InferenceRequest, InferenceResponse, Parameters } from '../backend/index.js';
+import type { InferenceRequest, InferenceResponse, Parameters } from '../inference/index.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
 import { checkParameters } from './request-limits.js';

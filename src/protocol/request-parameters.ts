@@ -4,7 +4,7 @@
  * out; everything else passes through to the model. Shared by the HTTP and gRPC decoders.
  */
 import { Errors } from '../errors.js';
-import type { InferenceRequest, ParamValue, Parameters } from '../backend/index.js';
+import type { InferenceRequest, ParamValue, Parameters } from '../inference/index.js';
 
 export interface ParsedRequestParameters {
   fields: Pick<InferenceRequest, 'priority' | 'timeoutUs' | 'sequence'>;

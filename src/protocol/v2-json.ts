@@ -6,7 +6,7 @@
  */
 import { Errors } from '../errors.js';
 import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor } from '../tensor/index.js';
-import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../backend/index.js';
+import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../inference/index.js';
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';

@@ -56,7 +56,7 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
       config: frozen, version: v, clock: env.clock, stats,
       createScheduler: (hooks) => {
         ensemble = createEnsembleScheduler(plan, {
-          host: env.host, pipeline: name, version: v, clock: env.clock, hooks,
+          host: env.host, pipeline: name, clock: env.clock, hooks,
           ...(frozen.ensemble_scheduling?.max_inflight_requests ? { maxInflight: frozen.ensemble_scheduling.max_inflight_requests } : {}),
         });
         return ensemble;
@@ -103,7 +103,7 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
   const model = new Model({
     config, version: v, clock: env.clock, stats, instances, backendModel, labels,
     createScheduler: (hooks) => {
-      const s = createScheduler(config, instances, { model: name, version: v, clock: env.clock, hooks, initialState });
+      const s = createScheduler(config, instances, { model: name, clock: env.clock, hooks, initialState });
       const seq = (s as { sequenceStats?: () => object }).sequenceStats;
       if (seq) extra = () => ({ sequence_stats: seq.call(s) });
       return s;

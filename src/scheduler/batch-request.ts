@@ -1,4 +1,5 @@
-import type { BackendRequest, CancelSignal, InferenceRequest, Parameters } from '../backend/index.js';
+import type { BackendRequest } from '../backend/index.js';
+import type { CancelSignal, InferenceRequest, Parameters } from '../inference/index.js';
 import type { Tensor } from '../tensor/index.js';
 import type { WorkItem } from './scheduler.js';
 

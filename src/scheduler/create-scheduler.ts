@@ -8,9 +8,8 @@ import { resolveQueuePolicies } from './queue-policy.js';
 import type { Scheduler, SchedulerHooks } from './scheduler.js';
 import { SequenceBatcher } from './sequence-batcher.js';
 
-export interface CreateSchedulerOptions {
+interface CreateSchedulerOptions {
   model: string;
-  version: string;
   clock?: Clock;
   hooks?: SchedulerHooks;
   /**

@@ -1,7 +1,7 @@
 import type { BackendInstance } from '../backend/index.js';
 import { scheduleSoon } from './schedule-soon.js';
 import type { ModelQueuePolicy } from '../config/index.js';
-import { Errors, type TributaryError } from '../errors.js';
+import { Errors } from '../errors.js';
 import { abortReason, stoppedError } from './queue-errors.js';
 import { BatchRequest, toItem, type Outlet } from './batch-request.js';
 import type { Clock, TimerHandle } from './clock.js';
@@ -10,6 +10,7 @@ import { InstancePool } from './instance-pool.js';
 import { OrderingGate } from './ordering-gate.js';
 import { PriorityQueue, type QueueEntry } from './priority-queue.js';
 import { queueTimeoutMs } from './queue-policy.js';
+import { QueuedEntries, QueuedEntry } from './queued-entries.js';
 import type { Scheduler, SchedulerHooks, WorkItem } from './scheduler.js';
 
 export interface DynamicBatcherOptions {
@@ -25,18 +26,15 @@ export interface DynamicBatcherOptions {
   readonly decoupled: boolean;
 }
 
-class Entry implements QueueEntry {
-  prev: QueueEntry['prev'];
-  next: QueueEntry['next'];
-  list: QueueEntry['list'];
+class Entry extends QueuedEntry implements QueueEntry {
   delayed = false;
   /** When the request fails with a timeout (its deadline, or a REJECT policy timeout). */
   rejectAt: number | undefined;
   /** When a DELAY policy moves it behind the others of its level. */
   delayAt: number | undefined;
-  timer: TimerHandle | undefined;
-  onAbort: (() => void) | undefined;
-  constructor(readonly item: WorkItem, readonly level: number) {}
+  constructor(item: WorkItem, readonly level: number) {
+    super(item);
+  }
 }
 
 /**
@@ -52,6 +50,7 @@ export class DynamicBatcher implements Scheduler {
   readonly #pool: InstancePool;
   readonly #outlet: Outlet;
   readonly #gate: OrderingGate | undefined;
+  readonly #entries: QueuedEntries<Entry>;
   readonly #onFinish = (): void => {
     this.#inflight--;
   };
@@ -74,6 +73,15 @@ export class DynamicBatcher implements Scheduler {
     this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon });
     this.#gate = o.preserveOrdering ? new OrderingGate(toItem) : undefined;
     this.#outlet = this.#gate ?? toItem;
+    this.#entries = new QueuedEntries<Entry>({
+      model: o.model,
+      clock: o.clock,
+      unlink: (e) => this.#queue.remove(e),
+      onDrop: () => {
+        this.#inflight--;
+        this.#o.hooks?.onQueueDepth?.(this.#queue.size);
+      },
+    });
   }
 
   enqueue(item: WorkItem): void {
@@ -94,8 +102,7 @@ export class DynamicBatcher implements Scheduler {
     this.#inflight++;
     this.#queue.push(e);
     this.#arm(e);
-    e.onAbort = () => this.#drop(e, abortReason(item.signal, this.#o.model));
-    item.signal.addEventListener('abort', e.onAbort, { once: true });
+    this.#entries.watch(e);
     this.#o.hooks?.onQueueDepth?.(this.#queue.size);
     // Soon, not on a timer: requests enqueued in the same tick (a pipeline fan-out, BLS
     // Promise.all) batch together, and a lone request still dispatches before any I/O runs.
@@ -112,7 +119,7 @@ export class DynamicBatcher implements Scheduler {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#clearDelayTimer();
-    for (const e of [...this.#queue]) this.#drop(e as Entry, stoppedError(this.#o.model));
+    for (const e of [...this.#queue]) this.#entries.drop(e as Entry, stoppedError(this.#o.model));
     await this.#pool.drain();
   }
 
@@ -137,7 +144,7 @@ export class DynamicBatcher implements Scheduler {
   #dispatch(entries: readonly Entry[], index: number): void {
     const batch: BatchRequest[] = [];
     for (const e of entries) {
-      this.#leave(e);
+      this.#entries.leave(e);
       if (e.item.done) {
         this.#inflight--;
         continue;
@@ -150,33 +157,19 @@ export class DynamicBatcher implements Scheduler {
     if (batch.length) this.#pool.run(index, batch);
   }
 
-  /** Take an entry out of the queue with its timer and abort listener. */
-  #leave(e: Entry): boolean {
-    if (!this.#queue.remove(e)) return false;
-    if (e.timer !== undefined) this.#o.clock.clearTimer(e.timer);
-    e.timer = undefined;
-    if (e.onAbort) e.item.signal.removeEventListener('abort', e.onAbort);
-    return true;
-  }
-
-  /** Fail a queued request (timeout, cancel, stop). */
-  #drop(e: Entry, error: TributaryError): void {
-    if (!this.#leave(e)) return;
-    this.#inflight--;
-    this.#o.hooks?.onQueueDepth?.(this.#queue.size);
-    e.item.fail(error);
-  }
-
   #arm(e: Entry): void {
     const at = Math.min(e.rejectAt ?? Infinity, e.delayed ? Infinity : (e.delayAt ?? Infinity));
     if (at === Infinity) return;
-    e.timer = this.#o.clock.setTimer(() => this.#expire(e), at - this.#o.clock.now());
+    this.#entries.arm(e, at, () => this.#expire(e));
   }
 
   #expire(e: Entry): void {
     e.timer = undefined;
     const now = this.#o.clock.now();
-    if (e.rejectAt !== undefined && e.rejectAt <= now) return this.#drop(e, Errors.timeout(this.#o.model));
+    if (e.rejectAt !== undefined && e.rejectAt <= now) {
+      this.#entries.drop(e, Errors.timeout(this.#o.model));
+      return;
+    }
     if (e.delayAt !== undefined && e.delayAt <= now && !e.delayed) this.#queue.delay(e);
     this.#arm(e);
   }

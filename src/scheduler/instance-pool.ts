@@ -8,7 +8,7 @@ export interface InstancePoolOptions {
   readonly decoupled: boolean;
   readonly hooks: SchedulerHooks | undefined;
   /** Called (synchronously) whenever an instance becomes free. */
-  readonly onFree: (index: number) => void;
+  readonly onFree: () => void;
 }
 
 /**
@@ -31,10 +31,6 @@ export class InstancePool {
     this.#o = o;
   }
 
-  get size(): number {
-    return this.#instances.length;
-  }
-
   get freeCount(): number {
     return this.#freeCount;
   }
@@ -49,7 +45,7 @@ export class InstancePool {
     return this.#busy.indexOf(false);
   }
 
-  /** Execute `batch` on a free instance; `items[i]` is the work item behind `batch[i]`. */
+  /** Execute `batch` on free instance `index`. */
   run(index: number, batch: readonly BatchRequest[]): void {
     if (this.#busy[index]) throw Errors.internal(`model '${this.#o.model}': instance ${index} is busy`);
     this.#busy[index] = true;
@@ -88,6 +84,6 @@ export class InstancePool {
     }
     this.#busy[index] = false;
     this.#freeCount++;
-    this.#o.onFree(index);
+    this.#o.onFree();
   }
 }

@@ -35,12 +35,6 @@ export class ItemList<T extends ListNode> {
     this.size--;
   }
 
-  shift(): T | undefined {
-    const n = this.head;
-    if (n) this.remove(n);
-    return n;
-  }
-
   *[Symbol.iterator](): IterableIterator<T> {
     // Read `next` before yielding: the caller may remove the node it is given.
     for (let n = this.head; n; ) {

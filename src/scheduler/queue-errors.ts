@@ -1,4 +1,4 @@
-import type { CancelSignal } from '../backend/index.js';
+import type { CancelSignal } from '../inference/index.js';
 import { Errors, TributaryError } from '../errors.js';
 
 /** Queued requests fail this way when their scheduler stops (model unload). */

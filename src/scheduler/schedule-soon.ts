@@ -10,7 +10,7 @@ import type { Clock } from './clock.js';
  * a model sequentially) would otherwise never give the event loop a turn, and I/O and timers
  * (other clients, deadlines) would starve. Requests that arrive by I/O each start a new turn and
  * never pay the hop. A freed instance pumps the same way. 1 ms matches the event-loop delay
- * budget (PERFORMANCE.md T11). Turns are measured on the scheduler's clock, so tests on a
+ * budget (docs/PERFORMANCE.md, T11). Turns are measured on the scheduler's clock, so tests on a
  * ManualClock stay deterministic.
  */
 const YIELD_AFTER_MS = 1;

@@ -4,14 +4,16 @@
  * machine; the pure parts (controls, states, batch cutting) live in their own files.
  */
 import { scheduleSoon } from './schedule-soon.js';
-import type { BackendInstance, InferenceRequest } from '../backend/index.js';
+import type { BackendInstance } from '../backend/index.js';
+import type { InferenceRequest } from '../inference/index.js';
 import type { ModelConfig } from '../config/index.js';
-import { Errors, type TributaryError } from '../errors.js';
+import { Errors } from '../errors.js';
 import { formatShape, type Tensor } from '../tensor/index.js';
 import { batchPolicyOf } from './batch-policy.js';
 import { toItem, type BatchRequest, type Outlet, type ResponseBody } from './batch-request.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { abortReason, stoppedError } from './queue-errors.js';
+import { QueuedEntries } from './queued-entries.js';
 import { formBatch, type BatchChoice, type BatchPolicy } from './form-batch.js';
 import { InstancePool } from './instance-pool.js';
 import { OrderingGate } from './ordering-gate.js';
@@ -57,6 +59,7 @@ export class SequenceBatcher implements Scheduler {
   readonly #released = new Map<bigint | string, true>();
   readonly #gate: OrderingGate | undefined;
   readonly #outlet: Outlet;
+  readonly #entries: QueuedEntries<SequenceEntry>;
   readonly #pumpNow = (): void => this.#pump();
   /** A freed instance pumps through scheduleSoon too, so back-to-back synchronous completions
    * cannot chain forever inside one event-loop turn. */
@@ -101,6 +104,21 @@ export class SequenceBatcher implements Scheduler {
     };
     this.#gate = sb.oldest?.preserve_ordering ? new OrderingGate(toItem) : undefined;
     this.#outlet = capture;
+    this.#entries = new QueuedEntries<SequenceEntry>({
+      model: o.model,
+      clock: o.clock,
+      unlink: (e) => {
+        if (e.list !== (e.seq.queue as unknown as typeof e.list)) return false;
+        e.seq.queue.remove(e);
+        this.#queued--;
+        return true;
+      },
+      onDrop: () => {
+        this.#inflight--;
+        this.#o.hooks?.onQueueDepth?.(this.#queued);
+      },
+      afterDrop: (e) => this.#left(e),
+    });
   }
 
   get #next(): Outlet {
@@ -132,11 +150,8 @@ export class SequenceBatcher implements Scheduler {
     seq.queue.push(e);
     this.#queued++;
     this.#inflight++;
-    if (item.deadline !== undefined) {
-      e.timer = this.#o.clock.setTimer(() => this.#drop(e, Errors.timeout(model)), item.deadline - this.#o.clock.now());
-    }
-    e.onAbort = () => this.#drop(e, abortReason(item.signal, model));
-    item.signal.addEventListener('abort', e.onAbort, { once: true });
+    if (item.deadline !== undefined) this.#entries.arm(e, item.deadline, () => this.#entries.drop(e, Errors.timeout(model)));
+    this.#entries.watch(e);
     this.#o.hooks?.onQueueDepth?.(this.#queued);
     this.#schedulePump();
   }
@@ -154,7 +169,7 @@ export class SequenceBatcher implements Scheduler {
     if (this.#delayTimer !== undefined) this.#o.clock.clearTimer(this.#delayTimer);
     this.#delayTimer = undefined;
     for (const seq of [...this.#sequences.values()]) {
-      for (const e of [...seq.queue]) this.#drop(e, stoppedError(this.#o.model));
+      for (const e of [...seq.queue]) this.#entries.drop(e, stoppedError(this.#o.model));
       if (seq.idleTimer !== undefined) this.#o.clock.clearTimer(seq.idleTimer);
       seq.idleTimer = undefined;
     }
@@ -230,7 +245,7 @@ export class SequenceBatcher implements Scheduler {
   #dispatch(lane: number, run: readonly Candidate[]): void {
     const batch: SequenceRequest[] = [];
     for (const { entry: e } of run) {
-      this.#leave(e);
+      this.#entries.leave(e);
       const seq = e.seq;
       let request: InferenceRequest;
       try {
@@ -298,26 +313,7 @@ export class SequenceBatcher implements Scheduler {
     this.#schedulePump();
   }
 
-  /** Take a queued entry out with its timer and abort listener. */
-  #leave(e: SequenceEntry): boolean {
-    if (e.list !== (e.seq.queue as unknown as typeof e.list)) return false;
-    e.seq.queue.remove(e);
-    this.#queued--;
-    if (e.timer !== undefined) this.#o.clock.clearTimer(e.timer);
-    e.timer = undefined;
-    if (e.onAbort) e.item.signal.removeEventListener('abort', e.onAbort);
-    return true;
-  }
-
-  /** Fail a queued request. An END request that leaves this way still ends its sequence. */
-  #drop(e: SequenceEntry, error: TributaryError): void {
-    if (!this.#leave(e)) return;
-    this.#inflight--;
-    this.#o.hooks?.onQueueDepth?.(this.#queued);
-    e.item.fail(error);
-    this.#left(e);
-  }
-
+  /** A request left the queue without running: an END request still ends its sequence. */
   #left(e: SequenceEntry): void {
     if (e.item.request.sequence?.end) this.#stats.ended++;
     this.#settle(e.seq);

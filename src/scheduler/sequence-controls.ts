@@ -1,6 +1,6 @@
 import type { ConfigDataType, ModelConfig, SequenceControl } from '../config/index.js';
 import { Errors } from '../errors.js';
-import type { SequenceFlags } from '../backend/index.js';
+import type { SequenceFlags } from '../inference/index.js';
 import { createTensor, type Tensor } from '../tensor/index.js';
 
 /** Builds one control tensor for a request (one row; shape [1, 1] when the model batches, else [1]). */

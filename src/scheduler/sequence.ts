@@ -1,17 +1,15 @@
 import type { Tensor } from '../tensor/index.js';
 import { BatchRequest } from './batch-request.js';
 import type { TimerHandle } from './clock.js';
-import { ItemList, type ListNode } from './item-list.js';
+import { ItemList } from './item-list.js';
+import { QueuedEntry } from './queued-entries.js';
 import type { WorkItem } from './scheduler.js';
 
 /** A queued request of a sequence. */
-export class SequenceEntry implements ListNode {
-  prev: ListNode | undefined;
-  next: ListNode | undefined;
-  list: ItemList<ListNode> | undefined;
-  timer: TimerHandle | undefined;
-  onAbort: (() => void) | undefined;
-  constructor(readonly item: WorkItem, readonly seq: Sequence, readonly arrival: number) {}
+export class SequenceEntry extends QueuedEntry {
+  constructor(item: WorkItem, readonly seq: Sequence, readonly arrival: number) {
+    super(item);
+  }
 }
 
 /** One live sequence (correlation ID): its queued requests, its place on an instance, its state. */

@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs';
-import type { BackendFactory, InferenceRequest, InferenceResponse } from '../backend/index.js';
+import type { BackendFactory } from '../backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import { BackendRegistry } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';

@@ -4,3 +4,4 @@ export type {
   Server, ServerMetadata, ModelMetadata, TensorMetadata, ModelIndexEntry, ModelState, LoadOptions,
 } from './types.js';
 export { inferOnce } from './infer-once.js';
+export { defaultBackends } from './default-backends.js';

@@ -1,5 +1,5 @@
 import { lastValueFrom, toArray } from 'rxjs';
-import type { InferenceRequest, InferenceResponse } from '../backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import type { Server } from './types.js';
 
 /** Promise form of `server.infer` for callers that want the single (non-decoupled) response. */

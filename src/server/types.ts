@@ -1,11 +1,9 @@
 import type { Observable } from 'rxjs';
-import type { InferenceRequest, InferenceResponse } from '../backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import type { ModelConfig } from '../config/index.js';
-import type { ModelListener, ModelStatistics } from '../model/statistics.js';
+import type { ModelListener, ModelMetadata, ModelStatistics } from '../model/index.js';
 
-import type { ModelMetadata } from '../model/metadata.js';
-
-export type { ModelMetadata, TensorMetadata } from '../model/metadata.js';
+export type { ModelMetadata, TensorMetadata } from '../model/index.js';
 
 // Defined by the repository (the layer below) and re-exported as part of the server API.
 import type { LoadOptions, ModelIndexEntry } from '../repository/index.js';

@@ -1,10 +1,21 @@
-/** Triton / KServe v2 datatypes and their properties. */
+/**
+ * Triton / KServe v2 datatypes and their properties: the one list. The model configuration's
+ * `TYPE_*` forms, the config schema's DataType enum and the sandbox's types all derive from it.
+ * Listed in model_config.proto's DataType number order (TYPE_BOOL = 1 ... TYPE_STRING = 13,
+ * TYPE_BF16 = 14), so `CONFIG_DATATYPES[n]` is the enum value numbered n.
+ */
 export const DATATYPES = [
   'BOOL', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64',
-  'FP16', 'FP32', 'FP64', 'BF16', 'BYTES',
+  'FP16', 'FP32', 'FP64', 'BYTES', 'BF16',
 ] as const;
 
 export type DataType = (typeof DATATYPES)[number];
+
+/** The model-configuration spelling of a datatype: `TYPE_FP32`; BYTES is `TYPE_STRING` there. */
+type ConfigForm<D extends DataType> = D extends 'BYTES' ? 'TYPE_STRING' : `TYPE_${D}`;
+
+/** model_config.proto's DataType: TYPE_INVALID (0, "not set") and one value per datatype. */
+export type ConfigDataType = 'TYPE_INVALID' | ConfigForm<DataType>;
 
 export type TypedArray =
   | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
@@ -46,6 +57,9 @@ export function fromConfigType(t: string): DataType | undefined {
 }
 
 /** `FP32` -> `TYPE_FP32`; `BYTES` -> `TYPE_STRING`. */
-export function toConfigType(dt: DataType): string {
-  return dt === 'BYTES' ? 'TYPE_STRING' : `TYPE_${dt}`;
+export function toConfigType(dt: DataType): ConfigForm<DataType> {
+  return dt === 'BYTES' ? 'TYPE_STRING' : `TYPE_${dt}` as const;
 }
+
+/** The DataType enum's values in number order (index = proto enum number). */
+export const CONFIG_DATATYPES: readonly ConfigDataType[] = Object.freeze(['TYPE_INVALID', ...DATATYPES.map(toConfigType)]);

@@ -1,5 +1,5 @@
-export { DATATYPES, STORAGE, elementSize, isDataType, fromConfigType, toConfigType } from './datatype.js';
-export type { DataType, TypedArray } from './datatype.js';
+export { DATATYPES, CONFIG_DATATYPES, STORAGE, elementSize, isDataType, fromConfigType, toConfigType } from './datatype.js';
+export type { DataType, ConfigDataType, TypedArray } from './datatype.js';
 export { elementCount, formatShape, shapeMatches, dimsCompatible, shapesEqual } from './shape.js';
 export {
   createTensor, tensorFromBytes, tensorByteSize, tensorToBytes, writeTensorBytes, tensorStrings,

@@ -3,7 +3,8 @@
  * that record what the scheduler sends. This unit-tests the dataflow alone (no server).
  */
 import { Observable } from 'rxjs';
-import type { InferenceRequest, InferenceResponse, ModelHost, Parameters } from '../../src/backend/index.js';
+import type { ModelHost } from '../../src/backend/index.js';
+import type { InferenceRequest, InferenceResponse, Parameters } from '../../src/inference/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
 import type { Scheduler, WorkItem } from '../../src/scheduler/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';

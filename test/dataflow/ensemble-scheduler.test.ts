@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Observable } from 'rxjs';
-import type { InferenceResponse } from '../../src/backend/index.js';
+import type { InferenceResponse } from '../../src/inference/index.js';
 import { createEnsembleScheduler } from '../../src/dataflow/index.js';
 import { Errors } from '../../src/errors.js';
 import { compilePipeline, type PipelinePlan } from '../../src/pipeline/index.js';
@@ -35,7 +35,7 @@ test('linear chain: one final response; children carry deadline, priority, seque
     inc: (req) => mapModel((v) => v + 1)(req),
     dbl: (req) => { midFromInc = req.inputs[0].data; return mapModel((v) => v * 2)(req); },
   });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'chain', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'chain' });
   const input = f32('IN', [1, 2, 3, 4]);
   const sequence = { id: 7n, start: true, end: false };
   const item = makeItem({ inputs: [input], id: 'req-1', sequence, parameters: { custom: 'x' } }, { priority: 2, deadline: 12345 });
@@ -76,7 +76,7 @@ test('diamond and fan-out/fan-in compute the right values', async () => {
     inc: mapModel((v) => v + 1), dbl: mapModel((v) => v * 2, { delayMs: 5 }), neg: mapModel((v) => -v),
     sq: mapModel((v) => v * v, { delayMs: 2 }), sum3: sumModel,
   });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'fan', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'fan' });
   const item = makeItem({ inputs: [f32('IN', [0, 1, 2, 3])] });
   sched.enqueue(item);
   await item.settled;
@@ -98,8 +98,8 @@ test('nested pipeline: a step that is itself a pipeline, reached through the hos
   ]), innerCfg, unary('inc'), unary('dbl'));
   const models: Record<string, ModelFn> = { inc: mapModel((v) => v + 1), dbl: mapModel((v) => v * 2, { delayMs: 1 }) };
   const host = fnHost(models);
-  models.inner = schedulerAsModel(createEnsembleScheduler(innerPlan, { host, pipeline: 'inner', version: '1' }));
-  const sched = createEnsembleScheduler(outerPlan, { host, pipeline: 'outer', version: '1' });
+  models.inner = schedulerAsModel(createEnsembleScheduler(innerPlan, { host, pipeline: 'inner' }));
+  const sched = createEnsembleScheduler(outerPlan, { host, pipeline: 'outer' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await item.settled;
@@ -130,7 +130,7 @@ test('decoupled step: N responses run the downstream steps N times and stream N 
     { model: 'sum2', in: { A: 'd', B: 'bias' }, out: { Y: 'OUT' } },
   ], { decoupled: true }), gen, unary('slow'), unary('dbl'), join('sum2', ['A', 'B']));
   const host = fnHost({ gen: perElement, slow: mapModel(() => 100, { delayMs: 8 }), dbl: mapModel((v) => v * 2), sum2: sumModel });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'stream', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'stream' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await item.settled;
@@ -147,7 +147,7 @@ test('decoupled step: N responses run the downstream steps N times and stream N 
 test('a decoupled step sending several responses in a non-decoupled pipeline fails the request clearly', async () => {
   const gen = model('gen', { X: F4 }, { Y: F4 }, { decoupled: true });
   const p = plan(pipeline('unary', { IN: F4 }, { OUT: F4 }, [{ model: 'gen', in: { X: 'IN' }, out: { Y: 'OUT' } }]), gen);
-  const sched = createEnsembleScheduler(p, { host: fnHost({ gen: perElement }), pipeline: 'unary', version: '1' });
+  const sched = createEnsembleScheduler(p, { host: fnHost({ gen: perElement }), pipeline: 'unary' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await item.settled;
@@ -174,7 +174,7 @@ test('a failing step fails its request naming the step, keeps the cause\'s kind,
     slow: mapModel((v) => v, { delayMs: 30, onTeardown: () => slowTornDown++ }),
     sum2: (req) => { slowFinished++; return sumModel(req); },
   });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'fails', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'fails' });
   const failing = makeItem({ inputs: [f32('IN', [-1, 0, 0, 0])] });
   const healthy = makeItem({ inputs: [f32('IN', [1, 1, 1, 1])] });
   sched.enqueue(failing);
@@ -194,7 +194,7 @@ test('a failing step fails its request naming the step, keeps the cause\'s kind,
 
 test('a step whose response lacks a mapped output fails the request naming step and output', async () => {
   const p = plan(pipeline('lacks', { IN: F4 }, { OUT: F4 }, [{ model: 'm', in: { X: 'IN' }, out: { Y: 'OUT' } }]), unary('m'));
-  const sched = createEnsembleScheduler(p, { host: fnHost({ m: mapModel((v) => v, { out: 'Z' }) }), pipeline: 'lacks', version: '1' });
+  const sched = createEnsembleScheduler(p, { host: fnHost({ m: mapModel((v) => v, { out: 'Z' }) }), pipeline: 'lacks' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await item.settled;
@@ -203,7 +203,7 @@ test('a step whose response lacks a mapped output fails the request naming step 
 
 test('an unknown model at run time (unloaded since compile) fails with the step named and NOT_FOUND kind', async () => {
   const p = plan(pipeline('gone', { IN: F4 }, { OUT: F4 }, [{ model: 'm', in: { X: 'IN' }, out: { Y: 'OUT' } }]), unary('m'));
-  const sched = createEnsembleScheduler(p, { host: fnHost({}), pipeline: 'gone', version: '1' });
+  const sched = createEnsembleScheduler(p, { host: fnHost({}), pipeline: 'gone' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await item.settled;
@@ -225,7 +225,7 @@ test('cancelling mid-pipeline reaches the running step and the one queued in the
     queued: () => new Observable(() => () => torn.push('queued')),
     sum2: sumModel,
   });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'cancel', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'cancel' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await new Promise((r) => setTimeout(r, 5));
@@ -252,7 +252,7 @@ test('max_inflight_requests bounds requests of the whole pipeline; the rest wait
     return fn(req).subscribe({ next: (r) => s.next(r), error: (e) => s.error(e), complete: () => { if (leave) live--; s.complete(); } });
   });
   const host = fnHost({ a: track(mapModel((v) => v + 1, { delayMs: 5 }), true, false), b: track(mapModel((v) => v * 10, { delayMs: 5 }), false, true) });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'bounded', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'bounded' });
   const items = Array.from({ length: 6 }, (_, i) => makeItem({ inputs: [f32('IN', [i, i, i, i])] }));
   for (const it of items) sched.enqueue(it);
   assert.equal(sched.inflightCount(), 6);
@@ -269,7 +269,7 @@ test('max_inflight_requests bounds requests of the whole pipeline; the rest wait
 
 test('stop(): queued requests fail UNAVAILABLE, running ones finish, later ones are refused', async () => {
   const p = plan(pipeline('stopping', { IN: F4 }, { OUT: F4 }, [{ model: 'a', in: { X: 'IN' }, out: { Y: 'OUT' } }], { maxInflight: 1 }), unary('a'));
-  const sched = createEnsembleScheduler(p, { host: fnHost({ a: mapModel((v) => v, { delayMs: 5 }) }), pipeline: 'stopping', version: '1' });
+  const sched = createEnsembleScheduler(p, { host: fnHost({ a: mapModel((v) => v, { delayMs: 5 }) }), pipeline: 'stopping' });
   const running = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   const queued = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(running);
@@ -291,7 +291,7 @@ test('requested outputs: only those are waited for and returned; an absent optio
     { model: 'slow', in: { X: 'IN' }, out: { Y: 'SLOW' } },
   ]), opt, unary('slow'));
   const host = fnHost({ opt: mapModel((v) => v + 1), slow: mapModel((v) => v, { delayMs: 20 }) });
-  const sched = createEnsembleScheduler(p, { host, pipeline: 'subset', version: '1' });
+  const sched = createEnsembleScheduler(p, { host, pipeline: 'subset' });
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])], outputs: [{ name: 'FAST' }] });
   sched.enqueue(item);
   await item.settled;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Observable } from 'rxjs';
-import type { InferenceResponse } from '../../src/backend/index.js';
+import type { InferenceResponse } from '../../src/inference/index.js';
 import { createEnsembleScheduler } from '../../src/dataflow/index.js';
 import { compilePipeline } from '../../src/pipeline/index.js';
 import { ManualClock, type Clock, type WorkItem } from '../../src/scheduler/index.js';
@@ -35,7 +35,7 @@ test('parallel branches: two 50 ms branches finish in about 50 ms, not 100', asy
     a: mapModel((v) => v), b: mapModel((v) => v + 1, { delayMs: 50 }), c: mapModel((v) => v + 2, { delayMs: 50 }),
     sum2: (req) => new Observable((s) => { s.next(response(req, [f32('Y', values(req.inputs[0]).map((v, i) => v + values(req.inputs[1])[i]))])); s.complete(); }),
   });
-  const sched = createEnsembleScheduler(diamondPlan, { host, pipeline: 'diamond', version: '1' });
+  const sched = createEnsembleScheduler(diamondPlan, { host, pipeline: 'diamond' });
   const item = makeItem({ inputs: [f32('IN', [1, 1, 1, 1])] });
   const t0 = performance.now();
   sched.enqueue(item);
@@ -56,7 +56,7 @@ test('step statistics and wall time are exact on a virtual clock', () => {
   const starts: number[] = [];
   const ends: number[] = [];
   const sched = createEnsembleScheduler(diamondPlan, {
-    host, pipeline: 'diamond', version: '1', clock,
+    host, pipeline: 'diamond', clock,
     hooks: { onBatchStart: () => starts.push(clock.now()), onBatchEnd: () => ends.push(clock.now()) },
   });
   for (let i = 0; i < 2; i++) {
@@ -81,7 +81,7 @@ test('queue depth is reported to the model hooks while max_inflight holds reques
   const clock = new ManualClock();
   const depths: number[] = [];
   const host = fnHost({ a: timed(clock, 10), b: timed(clock, 10), c: timed(clock, 10), sum2: timed(clock, 10) });
-  const sched = createEnsembleScheduler(diamondPlan, { host, pipeline: 'diamond', version: '1', clock, maxInflight: 1, hooks: { onQueueDepth: (d) => depths.push(d) } });
+  const sched = createEnsembleScheduler(diamondPlan, { host, pipeline: 'diamond', clock, maxInflight: 1, hooks: { onQueueDepth: (d) => depths.push(d) } });
   const items: WorkItem[] = [0, 1, 2].map(() => makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] }));
   for (const it of items) sched.enqueue(it);
   assert.deepEqual(depths, [1, 2]);

@@ -12,7 +12,7 @@ function setup(o: { batching?: Partial<ModelDynamicBatching> | false; maxBatch?:
   const clock = new ManualClock();
   const instances = Array.from({ length: o.instances ?? 1 }, (_, i) => new TestInstance(i));
   const config = modelConfig({ max_batch_size: o.maxBatch ?? 8, ...(o.batching === false ? {} : { dynamic_batching: db(o.batching ?? {}) }) });
-  const s = createScheduler(config, instances, { model: 'm', version: '1', clock, ...(o.hooks ? { hooks: o.hooks } : {}) });
+  const s = createScheduler(config, instances, { model: 'm', clock, ...(o.hooks ? { hooks: o.hooks } : {}) });
   const item = (label: string, extra: ConstructorParameters<typeof TestItem>[1] = {}) => {
     const it = new TestItem(label, { now: clock.now(), ...extra });
     s.enqueue(it);

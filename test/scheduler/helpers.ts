@@ -1,4 +1,5 @@
-import type { BackendInstance, BackendRequest, ExecuteTimings, InferenceRequest, SequenceFlags } from '../../src/backend/index.js';
+import type { BackendInstance, BackendRequest, ExecuteTimings } from '../../src/backend/index.js';
+import type { InferenceRequest, SequenceFlags } from '../../src/inference/index.js';
 import type { ModelConfig } from '../../src/config/index.js';
 import type { WorkItem } from '../../src/scheduler/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';

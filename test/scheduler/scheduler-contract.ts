@@ -4,19 +4,35 @@ import type { ModelConfig } from '../../src/config/index.js';
 import { ManualClock, createScheduler, type Scheduler } from '../../src/scheduler/index.js';
 import { TestInstance, TestItem, flush, modelConfig } from './helpers.js';
 
+export type ItemOptions = ConstructorParameters<typeof TestItem>[1];
+
+/** A scheduler implementation as the contract suite drives it. */
+export interface ContractSubject {
+  /** The scheduler under test, running its work on one backend instance `inst`, timed by `clock`. */
+  create(clock: ManualClock, inst: TestInstance): Scheduler;
+  /** The i-th request, valid for this scheduler (a sequence batcher needs correlation IDs). */
+  itemFor(label: string, i: number, o: ItemOptions): TestItem;
+  /** The code a failing backend reaches the item with (a pipeline names the step that failed). */
+  backendFailedCode?: string;
+}
+
+/** A scheduler made by `createScheduler` from a config with max_batch_size 1 plus `over`. */
+export function configured(over: Partial<ModelConfig>): ContractSubject['create'] {
+  return (clock, inst) => createScheduler(modelConfig({ max_batch_size: 1, ...over }), [inst], { model: 'm', clock });
+}
+
 /**
  * The scheduler contract every implementation runs (enqueue, in-flight count, stop; failures
- * reported through the item, never thrown). `itemFor(i)` makes the i-th request valid for the
- * scheduler under test (a sequence batcher needs correlation IDs).
+ * reported through the item, never thrown), on one instance so a second request must wait.
  */
-export function schedulerContract(name: string, over: Partial<ModelConfig>, itemFor: (label: string, i: number, o: ConstructorParameters<typeof TestItem>[1]) => TestItem): void {
+export function schedulerContract(name: string, subject: ContractSubject): void {
   const setup = () => {
     const clock = new ManualClock();
     const inst = new TestInstance();
-    const s: Scheduler = createScheduler(modelConfig({ max_batch_size: 1, ...over }), [inst], { model: 'm', version: '1', clock });
+    const s = subject.create(clock, inst);
     let n = 0;
-    const item = (label: string, o: ConstructorParameters<typeof TestItem>[1] = {}) => {
-      const it = itemFor(label, n++, { now: clock.now(), ...o });
+    const item = (label: string, o: ItemOptions = {}) => {
+      const it = subject.itemFor(label, n++, { now: clock.now(), ...o });
       s.enqueue(it);
       return it;
     };
@@ -76,7 +92,7 @@ export function schedulerContract(name: string, over: Partial<ModelConfig>, item
     const b = item('b');
     await flush();
     await inst.rejectBatch(new Error('backend exploded'));
-    assert.equal(a.errorCode, 'TRB_BACKEND_FAILED');
+    assert.equal(a.errorCode, subject.backendFailedCode ?? 'TRB_BACKEND_FAILED');
     await inst.complete();
     assert.ok(b.responded, 'the next request still runs');
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { BackendRequest, SequenceFlags } from '../../src/backend/index.js';
+import type { BackendRequest } from '../../src/backend/index.js';
+import type { SequenceFlags } from '../../src/inference/index.js';
 import type { ModelSequenceBatching, SequenceControlInput } from '../../src/config/index.js';
 import { ManualClock, createScheduler } from '../../src/scheduler/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';
@@ -14,7 +15,7 @@ function setup(o: { sb?: Partial<ModelSequenceBatching>; maxBatch?: number; inst
     sequence_batching: { max_sequence_idle_microseconds: 0, control_input: [], state: [], ...o.sb },
     ...(o.outputs ? { output: o.outputs.map((name) => ({ name, data_type: 'TYPE_FP32' as const, dims: [1] })) } : {}),
   });
-  const s = createScheduler(config, instances, { model: 'm', version: '1', clock, ...(o.initialState ? { initialState: o.initialState } : {}) });
+  const s = createScheduler(config, instances, { model: 'm', clock, ...(o.initialState ? { initialState: o.initialState } : {}) });
   const send = (label: string, id: bigint | string, flags: Partial<SequenceFlags> = {}, value = 0) => {
     const it = new TestItem(label, { now: clock.now(), value, sequence: { id, start: flags.start ?? false, end: flags.end ?? false } });
     s.enqueue(it);

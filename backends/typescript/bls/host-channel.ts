@@ -1,5 +1,5 @@
 import { SCRATCH_BYTES, Scratch } from './scratch.js';
-import type { HostChannel, WireError, WireResponse } from './wire.js';
+import type { HostChannel, WireChildRequest, WireError, WireResponse } from './wire.js';
 
 /**
  * The sandbox side of the host channel. The host installs `__trb_host` before the bundle runs; it
@@ -32,3 +32,25 @@ export function nextChildId(): number {
 
 /** The call (execute invocation) whose code is running, so BLS calls know their parent. */
 export const current = { callId: 0 };
+
+/**
+ * Child starts made in one synchronous run (Promise.all over exec() calls) go to the host together
+ * at the next microtask, in one callback: the host then starts them in one event-loop turn and
+ * they join the callee's dynamic batch, as they did when scripts ran on the host's thread.
+ */
+const pending: [number, number, WireChildRequest][] = [];
+
+function flush(): void {
+  if (pending.length) host().infer(pending.splice(0));
+}
+
+export function startChild(callId: number, childId: number, w: WireChildRequest): void {
+  // (the sandbox has no queueMicrotask)
+  if (pending.push([callId, childId, w]) === 1) void Promise.resolve().then(flush);
+}
+
+/** Cancel a child; a start still waiting goes first, so the host sees the two in order. */
+export function cancelChild(childId: number): void {
+  flush();
+  host().cancel(childId);
+}

@@ -1,7 +1,6 @@
-import { children, current, host, nextChildId, scratch } from './host-channel.js';
+import { cancelChild, children, current, host, nextChildId, startChild } from './host-channel.js';
 import { responseFromWire, type InferenceResponse, type Parameters } from './inference-response.js';
 import { ModelError } from './model-error.js';
-import { IN_SCRATCH } from './scratch.js';
 import { slots, type Request } from './request.js';
 import { tensorToWire, type Tensor } from './tensor.js';
 import type { WireChildRequest, WireError, WireResponse } from './wire.js';
@@ -49,14 +48,10 @@ export class InferenceRequest {
     if (i.sequenceEnd !== undefined) wire.sequenceEnd = i.sequenceEnd;
     if (i.timeout !== undefined) wire.timeout = i.timeout;
     if (i.priority !== undefined) wire.priority = i.priority;
+    host(); // outside a sandbox this throws now, not at the deferred start
     const id = nextChildId();
     children.set(id, { response: onResponse, error: onError, complete: onComplete });
-    try {
-      host().infer(slot ? slot.callId : current.callId, id, scratch.writeChildRequest(wire) ? IN_SCRATCH : wire);
-    } catch (e) {
-      children.delete(id);
-      throw e;
-    }
+    startChild(slot ? slot.callId : current.callId, id, wire);
     return id;
   }
 
@@ -92,7 +87,7 @@ export class InferenceRequest {
         let id = 0;
         const poke = () => { const w = wake; wake = undefined; w?.(); };
         const stop = () => {
-          if (!finished && id) host().cancel(id);
+          if (!finished && id) cancelChild(id);
           finished = true;
           children.delete(id);
         };

@@ -1,3 +1,4 @@
+import type { DataType } from '../../../src/tensor/index.js';
 import { utf8Decode, utf8Encode } from './utf8.js';
 import type { WireChildRequest, WireRequest, WireResponse, WireTensor } from './wire.js';
 
@@ -8,29 +9,33 @@ import type { WireChildRequest, WireRequest, WireResponse, WireTensor } from './
  * one copy of its tensor bytes, and the calls across carry only numbers (`IN_SCRATCH` in place of
  * the message). Both sides run this same file, so the format has one definition.
  *
- * Only one side runs at a time (entries are synchronous), so nothing races. A message that does not
- * fit, or holds a value the format lacks (an error, odd parameters, a typed array that does not
- * match its datatype), goes the structured-clone way instead, with unchanged behaviour and errors.
- * The host reads what the sandbox wrote as untrusted: every length is bounds-checked.
+ * Only one side runs at a time (the host has one entry in flight and waits for it to settle; the
+ * script's thread waits while a synchronous callback runs on the host), so nothing races. A
+ * message that does not fit, or holds a value the format lacks (an error, odd parameters, a typed
+ * array that does not match its datatype), goes the structured-clone way instead, with unchanged
+ * behaviour and errors. The host reads what the sandbox wrote as untrusted: every length is
+ * bounds-checked.
  *
  * Lifetimes: the host writes a message just before entering and the sandbox decodes it first thing;
- * the sandbox writes child requests and decoupled responses just before the callback that decodes
- * them. A call's completion is different: it is written during an entry and read when the entry
- * returns, so it is "held" and blocks every other write in that entry (those take the clone path).
+ * the sandbox writes decoupled responses just before the callback that decodes them (child
+ * requests are cloned instead: their callback does not wait, see host-channel.ts). A call's
+ * completion is different: it is written during an entry and read when the entry settles, so it
+ * is "held" and blocks every other write in that entry (those take the clone path).
  */
 export const SCRATCH_BYTES = 64 * 1024;
 
 /** Passed in place of a message: "it is in the scratch buffer". */
 export const IN_SCRATCH = -1;
 
-const DTYPES = ['BOOL', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'FP16', 'FP32', 'FP64', 'BF16', 'BYTES'];
+// Its own order (the codes are this format's, not the proto's); the type keeps each a real datatype.
+const DTYPES: readonly DataType[] = ['BOOL', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'FP16', 'FP32', 'FP64', 'BF16', 'BYTES'];
 type Ctor = { new (n: number): ArrayBufferView & { length: number }; BYTES_PER_ELEMENT: number };
 /** Storage per datatype code (the rules of src/tensor/datatype.ts); BYTES travel packed. */
 const CTORS: Ctor[] = [
   Uint8Array, Uint8Array, Uint16Array, Uint32Array, BigUint64Array, Int8Array, Int16Array, Int32Array, BigInt64Array,
   Uint16Array, Float32Array, Float64Array, Uint16Array, Uint8Array,
 ] as unknown as Ctor[];
-const CODES = new Map(DTYPES.map((d, i) => [d, i]));
+const CODES = new Map<string, number>(DTYPES.map((d, i) => [d, i]));
 
 /** Thrown (and caught) while writing: the message takes the clone path. */
 const NO = Symbol('unencodable');

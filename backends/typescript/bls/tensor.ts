@@ -1,10 +1,9 @@
+import type { DataType } from '../../../src/tensor/index.js';
 import { ModelError } from './model-error.js';
 import { utf8Decode, utf8Encode } from './utf8.js';
 import type { WireTensor } from './wire.js';
 
-export type DataType =
-  | 'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64' | 'INT8' | 'INT16' | 'INT32' | 'INT64'
-  | 'FP16' | 'FP32' | 'FP64' | 'BF16' | 'BYTES';
+export type { DataType };
 
 export type TypedArray =
   | Uint8Array | Uint16Array | Uint32Array | BigUint64Array

@@ -64,9 +64,10 @@ export const DELIVER_ERROR = 1;
 export const DELIVER_COMPLETE = 2;
 
 /**
- * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks:
- * synchronous, arguments copied), and the shared buffer of the fast lane (scratch.ts). A message
- * argument may be `IN_SCRATCH` (-1): the message is in that buffer.
+ * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks,
+ * arguments copied; synchronous except infer and cancel, which return at once), and the shared
+ * buffer of the fast lane (scratch.ts). A message argument may be `IN_SCRATCH` (-1): the message
+ * is in that buffer.
  */
 export interface HostChannel {
   scratch: SharedArrayBuffer;
@@ -74,7 +75,8 @@ export interface HostChannel {
   done(callId: number, responses: WireResponse[] | null, error: WireError | null): void;
   /** Decoupled: one response of request `index`; `final` closes it. */
   send(callId: number, index: number, response: WireResponse | null | number, final: boolean): void;
-  infer(callId: number, childId: number, request: WireChildRequest | number): void;
+  /** Start children: [callId, childId, request] each (fire-and-forget; failures come back through deliver). */
+  infer(starts: [number, number, WireChildRequest][]): void;
   cancel(childId: number): void;
   isCancelled(callId: number, index: number): boolean;
   log(level: number, message: string): void;

@@ -3,7 +3,7 @@
  * views over the body (no per-element work); JSON outputs are the slow path and are checked by
  * protocol's tensorFromJson.
  */
-import type { Parameters } from '../../backend/index.js';
+import type { Parameters } from '../../inference/index.js';
 import { BinaryCursor, binaryInput, splitInferBody, tensorFromJson } from '../../protocol/index.js';
 import { createTensor, type DataType, type Tensor } from '../../tensor/index.js';
 import { ClientError } from '../client-error.js';

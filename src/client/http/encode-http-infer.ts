@@ -3,7 +3,7 @@
  * binary input's bytes. Numeric tensors go out as views of their typed arrays, so the body is
  * never assembled into one buffer here: the socket writes the chunks (writev) directly.
  */
-import type { Parameters } from '../../backend/index.js';
+import type { Parameters } from '../../inference/index.js';
 import { tensorDataJson } from '../../protocol/index.js';
 import { tensorToBytes, type Tensor } from '../../tensor/index.js';
 import { inferParameters } from '../infer-parameters.js';

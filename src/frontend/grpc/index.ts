@@ -1,7 +1,5 @@
 export { startGrpcServer, GRPC_DEFAULTS } from './start-grpc-server.js';
 export type { GrpcServerOptions, GrpcServerHandle, GrpcTlsOptions } from './start-grpc-server.js';
 export { serverCredentials } from './server-credentials.js';
-export { createTraceSettings } from './trace-settings.js';
-export type { TraceSettings, TraceSettingValues } from './trace-settings.js';
 // The .proto package definition, for benchmarks and tests that build their own grpc-js clients.
 export { loadProtos } from './load-protos.js';

@@ -2,10 +2,9 @@ import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
-import type { Server } from '../../server/types.js';
+import type { DataPlane } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
-import { isDecoupled } from './is-decoupled.js';
 import { requestDeadline } from './request-deadline.js';
 import { toServiceError } from './service-error.js';
 
@@ -13,7 +12,7 @@ import { toServiceError } from './service-error.js';
  * Unary ModelInfer: one request, one response. Decoupled models are refused (they need a stream).
  * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
  */
-export function modelInferHandler(server: Server, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
+export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
   return (call: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
@@ -25,7 +24,7 @@ export function modelInferHandler(server: Server, shm: SharedMemoryRegistry): ha
     let decoded;
     try {
       decoded = inferRequestFromProto(msg, { readSharedMemory });
-      if (isDecoupled(server, msg.model_name, msg.model_version || undefined)) throw Errors.decoupledUnary(msg.model_name);
+      if (plane.isDecoupled(msg.model_name, msg.model_version)) throw Errors.decoupledUnary(msg.model_name);
     } catch (e) {
       callback(toServiceError(e));
       return;
@@ -40,7 +39,7 @@ export function modelInferHandler(server: Server, shm: SharedMemoryRegistry): ha
       if (err !== null) callback(toServiceError(err));
       else callback(null, res);
     };
-    const sub = server.infer(request).subscribe({
+    const sub = plane.infer(request).subscribe({
       next(resp) {
         let out: ModelInferResponseMsg;
         try {

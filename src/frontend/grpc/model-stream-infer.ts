@@ -3,10 +3,9 @@ import type { Subscription } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
 import { emptyFinalResponse, inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
-import type { Server } from '../../server/types.js';
+import type { DataPlane } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
-import { isDecoupled } from './is-decoupled.js';
 import { requestDeadline } from './request-deadline.js';
 
 type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResponseMsg>;
@@ -19,7 +18,7 @@ type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResp
  * requests finish; when it cancels (or the connection drops), every in-flight request is
  * unsubscribed, i.e. cancelled.
  */
-export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistry): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
+export function modelStreamInferHandler(plane: DataPlane, shm: SharedMemoryRegistry): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
 
@@ -53,7 +52,7 @@ export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistr
       let decoupled: boolean;
       try {
         decoded = inferRequestFromProto(msg, { readSharedMemory });
-        decoupled = isDecoupled(server, msg.model_name, msg.model_version || undefined);
+        decoupled = plane.isDecoupled(msg.model_name, msg.model_version);
       } catch (e) {
         sendError(e, msg);
         return;
@@ -71,7 +70,7 @@ export function modelStreamInferHandler(server: Server, shm: SharedMemoryRegistr
         if (sub) active.delete(sub);
         maybeEnd();
       };
-      sub = server.infer(request).subscribe({
+      sub = plane.infer(request).subscribe({
         next(resp) {
           version = resp.version;
           if (resp.final && decoupled && resp.outputs.length === 0 && !resp.parameters) {

@@ -1,6 +1,6 @@
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
 import { toTributaryError } from '../../errors.js';
-import { grpcCodeForKind } from '../../protocol/status-table.js';
+import { grpcCodeForKind } from '../../protocol/index.js';
 
 /** Anything thrown as a gRPC error: the code comes from the one status table, details are the message. */
 export function toServiceError(e: unknown): Partial<ServiceError> {

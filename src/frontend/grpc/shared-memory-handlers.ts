@@ -1,35 +1,27 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { Errors } from '../../errors.js';
+import type { DataPlane } from '../../dataplane/index.js';
 import { int64Value, type Int64 } from '../../protocol/grpc/index.js';
-import type { SharedMemoryRegistry } from '../shm/index.js';
 import { unary } from './unary.js';
 
-function size(what: string, v: Int64): number {
-  const n = int64Value(v);
-  if (typeof n !== 'number' || n < 0) throw Errors.invalidArg(`${what} must be a non-negative integer below 2^53, got ${String(v)}`);
-  return n;
-}
+/** int64 past 2^53 stays a bigint, which the data plane refuses as a size. */
+const size = (v: Int64) => int64Value(v);
 
-const noCuda = () => {
-  throw Errors.unsupported('CUDA shared memory is not supported: this server runs without a GPU; use system shared memory (SystemSharedMemoryRegister)');
-};
-
-export function sharedMemoryHandlers(shm: SharedMemoryRegistry): UntypedServiceImplementation {
+/** The shared-memory extension's registry RPCs, through the data plane. */
+export function sharedMemoryHandlers(plane: DataPlane): UntypedServiceImplementation {
   return {
     SystemSharedMemoryStatus: unary((r: { name: string }) => ({
-      regions: Object.fromEntries(shm.status(r.name || undefined).map((s) => [s.name, s])),
+      regions: Object.fromEntries(plane.systemStatus(r.name || undefined).map((s) => [s.name, s])),
     })),
     SystemSharedMemoryRegister: unary((r: { name: string; key: string; offset: Int64; byte_size: Int64 }) => {
-      if (!r.name) throw Errors.invalidArg('SystemSharedMemoryRegister needs a region name');
-      shm.register(r.name, r.key, size(`offset of region '${r.name}'`, r.offset), size(`byte_size of region '${r.name}'`, r.byte_size));
+      plane.systemRegister(r.name, r.key, size(r.offset), size(r.byte_size));
       return {};
     }),
     SystemSharedMemoryUnregister: unary((r: { name: string }) => {
-      shm.unregister(r.name || undefined);
+      plane.systemUnregister(r.name || undefined);
       return {};
     }),
-    CudaSharedMemoryStatus: unary(noCuda),
-    CudaSharedMemoryRegister: unary(noCuda),
-    CudaSharedMemoryUnregister: unary(noCuda),
+    CudaSharedMemoryStatus: unary((r: { name: string }) => plane.cudaStatus(r.name || undefined)),
+    CudaSharedMemoryRegister: unary((r: { name: string }) => plane.cudaRegister(r.name)),
+    CudaSharedMemoryUnregister: unary((r: { name: string }) => plane.cudaUnregister(r.name || undefined)),
   };
 }

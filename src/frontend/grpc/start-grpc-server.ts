@@ -4,7 +4,7 @@ import { boundedInferDeserializer } from './bounded-infer-deserializer.js';
 import { listenGrpc } from './listen-grpc.js';
 import { loadProtos } from './load-protos.js';
 import { createLogger } from '../../logger.js';
-import type { Server } from '../../server/types.js';
+import type { Server } from '../../server/index.js';
 import { disabledSharedMemory, type SharedMemoryRegistry } from '../shm/index.js';
 import { restrictGrpcHandlers, type RestrictionTable } from '../restrict/index.js';
 import { modelInferHandler } from './model-infer.js';
@@ -14,7 +14,7 @@ import { serverCredentials, type GrpcTlsOptions } from './server-credentials.js'
 import { healthHandlers, serverHandlers } from './server-handlers.js';
 import { settingsHandlers } from './settings-handlers.js';
 import { sharedMemoryHandlers } from './shared-memory-handlers.js';
-import { createTraceSettings, type TraceSettings } from './trace-settings.js';
+import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 
 export type { GrpcTlsOptions };
 
@@ -38,8 +38,11 @@ export interface GrpcServerOptions {
   sharedMemory?: SharedMemoryRegistry;
   /** Categories that demand a header (--grpc-restricted-protocol); absent or empty: every RPC is open. */
   restrictions?: RestrictionTable;
-  /** Shared with the HTTP front end; a private store is made when absent. */
-  traceSettings?: TraceSettings;
+  /**
+   * The data plane to serve (shared with the HTTP front end: one trace-settings store); one over
+   * `server` and `sharedMemory` is made when absent.
+   */
+  dataPlane?: DataPlane;
 }
 
 export interface GrpcServerHandle {
@@ -83,7 +86,7 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
   packages ??= loadPackageDefinition(loadProtos()) as unknown as Packages;
   const shm = options.sharedMemory ?? disabledSharedMemory();
   const restrictions = options.restrictions ?? new Map();
-  const trace = options.traceSettings ?? createTraceSettings();
+  const plane = options.dataPlane ?? createDataPlane(server, options.sharedMemory ? { sharedMemory: options.sharedMemory } : {});
   const credentials = serverCredentials(options.tls);
 
   const grpcServer = new GrpcServer({
@@ -92,14 +95,14 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? GRPC_DEFAULTS.maxConcurrentStreams,
   });
   grpcServer.addService(inferenceService(packages), restrictGrpcHandlers(restrictions, {
-    ...serverHandlers(server),
-    ...repositoryHandlers(server),
-    ...sharedMemoryHandlers(shm),
-    ...settingsHandlers(trace),
-    ModelInfer: modelInferHandler(server, shm),
-    ModelStreamInfer: modelStreamInferHandler(server, shm),
+    ...serverHandlers(plane),
+    ...repositoryHandlers(plane),
+    ...sharedMemoryHandlers(plane),
+    ...settingsHandlers(plane),
+    ModelInfer: modelInferHandler(plane, shm),
+    ModelStreamInfer: modelStreamInferHandler(plane, shm),
   }));
-  grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(server)));
+  grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(plane)));
 
   const host = options.host ?? '0.0.0.0';
   const listener = await listenGrpc(grpcServer, credentials, {

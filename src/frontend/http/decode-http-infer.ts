@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import {
-  HEADER_LENGTH, MAX_JSON_DEPTH, checkJsonDepth, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
+  HEADER_LENGTH, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
   type DecodedInfer, type SharedMemoryAccess,
 } from '../../protocol/index.js';
-import type { Server } from '../../server/types.js';
+import { parseBoundedJsonBytes, type DataPlane } from '../../dataplane/index.js';
 import { markExclusive } from '../../tensor/index.js';
 
 /** Bodies at least this large may be moved to a worker thread rather than copied there. */
@@ -19,34 +19,11 @@ function offerBody(body: Buffer): void {
   if (body.byteLength >= EXCLUSIVE_MIN_BYTES) markExclusive(body.buffer);
 }
 
-function parse(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw Errors.badRequest(`failed to parse the ${what} JSON: ${(e as Error).message}`);
-  }
-}
-
-/**
- * Parse JSON text with an error that says what failed; text nesting deeper than the protocol's
- * bound is refused before it is parsed (src/protocol/json-depth.ts).
- */
-export function parseJson(text: string, what: string): unknown {
-  if (text.length > MAX_JSON_DEPTH) checkJsonDepth(Buffer.from(text, 'utf8'), what);
-  return parse(text, what);
-}
-
-/** JSON bytes (a body, or the JSON header of a binary body), depth-checked, then parsed. */
-export function parseJsonBytes(bytes: Buffer, what: string): unknown {
-  checkJsonDepth(bytes, what);
-  return parse(bytes.toString('utf8'), what);
-}
-
-/** A POST body as JSON; an empty body is `{}`. */
+/** A POST body as JSON (depth-bounded); an empty body is `{}`. */
 export function jsonBody(request: FastifyRequest, what: string): unknown {
   const body = request.body as Buffer | undefined;
   if (!body || body.byteLength === 0) return {};
-  return parseJsonBytes(body, what);
+  return parseBoundedJsonBytes(body, what);
 }
 
 /**
@@ -55,7 +32,7 @@ export function jsonBody(request: FastifyRequest, what: string): unknown {
  */
 export function decodeHttpInfer(
   request: FastifyRequest,
-  server: Server,
+  plane: DataPlane,
   model: string,
   version: string | undefined,
   sharedMemory: SharedMemoryAccess | undefined,
@@ -64,8 +41,8 @@ export function decodeHttpInfer(
   if (!body || body.byteLength === 0) throw Errors.badRequest(`the inference request for model '${model}' has an empty body`);
   const headerLength = parseHeaderLength(request.headers[HEADER_LENGTH]);
   if (headerLength === 0) {
-    const meta = server.modelMetadata(model, version);
-    const config = server.modelConfig(model, version);
+    const meta = plane.modelMetadata(model, version);
+    const config = plane.modelConfig(model, version);
     const input = rawBodyInput(body, model, meta.inputs, config.max_batch_size);
     const req: DecodedInfer['request'] = { model, inputs: [input] };
     if (version) req.version = version;
@@ -73,7 +50,7 @@ export function decodeHttpInfer(
     return { request: req, encoding: { binaryDefault: true } };
   }
   const { json, binary } = splitInferBody(body, headerLength);
-  const obj = parseJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request');
+  const obj = parseBoundedJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request');
   const decoded = decodeInferRequest(obj, binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory });
   if (binary) offerBody(body);
   return decoded;

@@ -6,28 +6,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import { decodeGenerateRequest, encodeGenerateResponse } from '../../protocol/index.js';
-import type { Server } from '../../server/types.js';
+import type { DataPlane } from '../../dataplane/index.js';
 import { jsonBody } from './decode-http-infer.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { respondStream, respondUnary } from './respond-stream.js';
-import { sendError } from './send-error.js';
 
-export function registerGenerateRoutes(app: FastifyInstance, server: Server): void {
+export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane): void {
   const decode = (req: FastifyRequest<{ Params: ModelParams }>) => {
     const { model, version } = req.params;
-    const meta = server.modelMetadata(model, version);
+    const meta = plane.modelMetadata(model, version);
     const body = req.body as Buffer | undefined;
     if (!body || body.byteLength === 0) throw Errors.badRequest(`the generate request for model '${model}' has an empty body`);
     return decodeGenerateRequest(jsonBody(req, 'generate request'), { model, ...(version ? { version } : {}), inputs: meta.inputs });
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
-    let request;
-    try {
-      request = decode(req);
-    } catch (e) {
-      return sendError(reply, e);
-    }
-    const responses = server.infer(request);
+    // A decoding error is thrown to the one error handler (send-error.ts).
+    const responses = plane.infer(decode(req));
     if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false });
     return respondUnary(reply, req.params.model, responses,
       (r) => reply.type('application/json').send(encodeGenerateResponse(r)),

@@ -2,23 +2,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import { encodeInferResponse, encodeInferResponseParts, type SharedMemoryAccess } from '../../protocol/index.js';
-import type { Server } from '../../server/types.js';
+import type { DataPlane } from '../../dataplane/index.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
 import { respondStream, respondUnary, wantsEventStream } from './respond-stream.js';
 import { sendBinaryResponse } from './send-binary-response.js';
-import { sendError } from './send-error.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 
-export function registerInferRoutes(app: FastifyInstance, server: Server, shm: SharedMemoryAccess | undefined, compressThreshold = 1024): void {
+export function registerInferRoutes(app: FastifyInstance, plane: DataPlane, shm: SharedMemoryAccess | undefined, compressThreshold = 1024): void {
   const handler = (request: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     const { model, version } = request.params;
-    let decoded;
-    try {
-      decoded = decodeHttpInfer(request, server, model, version, shm);
-    } catch (e) {
-      return sendError(reply, e);
-    }
-    const responses = server.infer(decoded.request);
+    // A decoding error is thrown to the one error handler (send-error.ts).
+    const decoded = decodeHttpInfer(request, plane, model, version, shm);
+    const responses = plane.infer(decoded.request);
     if (wantsEventStream(request)) {
       // Events carry JSON only; shared-memory placement still applies.
       const enc = decoded.encoding.sharedMemory

@@ -2,13 +2,13 @@
  * Server-sent events for decoupled models and pipelines (Triton's HTTP front end cannot stream
  * /infer: server#2168, #8021). The status is decided by the first event: an error before it is a
  * plain HTTP error; after it, an `{"error": ...}` event ends the stream. Closing the connection
- * unsubscribes, which cancels the request all the way down.
+ * unsubscribes, which cancels the request all the way down. An error before the first byte is
+ * sent as an Error, so the one error handler (start-http-server.ts) answers it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
-import type { InferenceResponse } from '../../backend/index.js';
-import { sendError } from './send-error.js';
+import type { InferenceResponse } from '../../inference/index.js';
 
 export function wantsEventStream(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
@@ -38,7 +38,7 @@ export function respondStream(
   const fail = (e: unknown) => {
     done = true;
     if (!started) {
-      sendError(reply, e);
+      reply.send(toTributaryError(e));
       return;
     }
     res.end(`data: ${JSON.stringify({ error: toTributaryError(e).message })}\n\n`);
@@ -93,14 +93,14 @@ export function respondUnary(
       else if (!isEndMarker(r)) {
         done = true;
         sub?.unsubscribe();
-        sendError(reply, tooMany());
+        reply.send(toTributaryError(tooMany()));
         return;
       }
     },
     error(e) {
       if (done) return;
       done = true;
-      sendError(reply, e);
+      reply.send(toTributaryError(e));
     },
     complete() {
       if (done) return;
@@ -109,7 +109,7 @@ export function respondUnary(
       try {
         send(r);
       } catch (e) {
-        sendError(reply, e);
+        reply.send(toTributaryError(e));
       }
     },
   });

@@ -10,10 +10,12 @@ export const MAX_PARAM_LENGTH = 1024;
  * Fastify's own errors, in the catalog's words (status and message a client can act on). Every
  * one a client can cause is a 4xx; only a fault of ours stays a 500.
  */
-export function fromFastifyError(e: unknown, maxInputSize: number): TributaryError {
+export function fromFastifyError(e: unknown, maxInputSize: number, what = 'the request'): TributaryError {
   const code = (e as { code?: string })?.code;
   const message = (e as Error)?.message ?? String(e);
   switch (code) {
+    // A route schema refused the params or body (route-schemas.ts): "body/ready must be boolean".
+    case 'FST_ERR_VALIDATION': return Errors.requestFieldInvalid(what, message);
     case 'FST_ERR_CTP_BODY_TOO_LARGE': return bodyTooLarge(maxInputSize);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return Errors.httpMalformed('the request body size did not match Content-Length');
     case 'FST_ERR_MAX_PARAM_LENGTH': return Errors.httpUrlTooLong(MAX_PARAM_LENGTH);

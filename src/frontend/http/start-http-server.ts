@@ -1,8 +1,10 @@
 /**
  * The HTTP/REST front end: KServe v2 with Triton's extensions, on fastify. Routes are thin: they
- * translate to and from the in-process `Server` API. Every body is read as one Buffer (no JSON
- * parser of fastify's: /infer parses its JSON header itself and views binary tensors in place),
- * straight into an aligned buffer of Content-Length bytes (read-body.ts).
+ * decode the wire, call the data plane (src/dataplane/) and encode its answer; params and JSON
+ * bodies are validated by each route's schema, and every error, thrown or refused, is answered by
+ * the one error handler. Every body is read as one Buffer, straight into an aligned buffer of
+ * Content-Length bytes (read-body.ts); /infer parses its JSON header itself and views binary
+ * tensors in place, the other routes' bodies are parsed as JSON after it (json-body.ts).
  *
  * Bounds (http-limits.ts): body size as sent and inflated, time to send the headers and the whole
  * request, open connections. Every client error, fastify's and node's parser's included, is a 4xx
@@ -10,14 +12,16 @@
  */
 import type { Server as TlsServer } from 'node:tls';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Server } from '../../server/types.js';
-import type { SharedMemoryRegistry } from '../shm/shared-memory-registry.js';
+import type { Server } from '../../server/index.js';
+import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
+import type { SharedMemoryRegistry } from '../shm/index.js';
 import { clientErrorHandler, refuseConnect } from './client-error.js';
 import { compressResponse, inflateRequest } from './compression.js';
 import { boundConnections, nodeServerOptions, resolveLimits, type HttpLimits } from './http-limits.js';
 import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http-tls.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
+import { jsonAwareParser, jsonBodyOf } from './json-body.js';
 import { readBody } from './read-body.js';
 import { registerModelRoutes } from './model-routes.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
@@ -33,6 +37,11 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
   /** Serve HTTPS (--http-use-ssl, --http-use-ssl-mutual); plain HTTP without it. */
   tls?: HttpTlsOptions;
   sharedMemory?: SharedMemoryRegistry;
+  /**
+   * The data plane to serve (shared with the gRPC front end: one trace-settings store); one over
+   * `server` and `sharedMemory` is made when absent.
+   */
+  dataPlane?: DataPlane;
   /** Categories that demand a header (--http-restricted-api); absent or empty: every route is open. */
   restrictions?: RestrictionTable;
   logger?: boolean;
@@ -58,6 +67,9 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     // fastify applies this one itself after creating the server (its default, 0, is no timeout).
     requestTimeout: limits.requestTimeoutMs,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Bodies are taken as sent: a "true" is not a boolean, nor "16" a byte size (Triton's parser is as strict).
+    // Union types (`type: ['string', 'number']`) name a setting's possible JSON values plainly.
+    ajv: { customOptions: { coerceTypes: false, allowUnionTypes: true } },
     clientErrorHandler: clientErrorHandler(limits),
     frameworkErrors: (error, _request, reply) => { sendError(reply, fromFastifyError(error, limits.maxInputSize)); },
     ...(options.tls
@@ -70,7 +82,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   // Before any route exists: every route is classified, restricted ones get their header check.
   app.addHook('onRoute', restrictHttpRoutes(options.restrictions ?? new Map(), sendError));
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', readBody(limits.maxInputSize));
+  app.addContentTypeParser('*', jsonAwareParser(readBody(limits.maxInputSize)));
   app.addHook('preParsing', (request, _reply, payload, done) => {
     try {
       done(null, inflateRequest(request, payload));
@@ -80,19 +92,20 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   });
   const compressThreshold = options.compressThreshold ?? 1024;
   app.addHook('onSend', compressResponse(compressThreshold));
-  app.setErrorHandler((error, _request, reply) => {
-    sendError(reply, fromFastifyError(error, limits.maxInputSize));
+  app.setErrorHandler((error, request, reply) => {
+    sendError(reply, fromFastifyError(error, limits.maxInputSize, jsonBodyOf(request)));
   });
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, Errors.notFound(`no route for ${request.method} ${request.url.split('?')[0]}`));
   });
   const shm = options.sharedMemory;
-  registerModelRoutes(app, server, shm !== undefined);
-  registerInferRoutes(app, server, shm, compressThreshold);
-  registerGenerateRoutes(app, server);
-  registerRepositoryRoutes(app, server);
-  registerSettingsRoutes(app, server);
-  registerSharedMemoryRoutes(app, shm);
+  const plane = options.dataPlane ?? createDataPlane(server, shm ? { sharedMemory: shm } : {});
+  registerModelRoutes(app, plane);
+  registerInferRoutes(app, plane, shm, compressThreshold);
+  registerGenerateRoutes(app, plane);
+  registerRepositoryRoutes(app, plane);
+  registerSettingsRoutes(app, plane);
+  registerSharedMemoryRoutes(app, plane);
   return app;
 }
 

@@ -15,7 +15,7 @@
  * 7.6 us for eight (decode only, one process). Tests compare it with protobufjs on the same bytes.
  */
 import { Errors } from '../../errors.js';
-import { REQUEST_LIMITS, checkInputCount, checkOutputCount, checkRank } from '../request-limits.js';
+import { REQUEST_LIMITS, checkInputCount, checkOutputCount, checkRank } from '../index.js';
 import type {
   InferInputTensorMsg, InferParameterMsg, InferRequestedOutputTensorMsg, InferTensorContentsMsg, Int64, ModelInferRequestMsg, ParameterMap,
 } from './messages.js';

@@ -1,4 +1,4 @@
-import type { ParamValue, Parameters } from '../../backend/index.js';
+import type { ParamValue, Parameters } from '../../inference/index.js';
 import type { InferParameterMsg, Int64, ParameterMap } from './messages.js';
 
 const INT64_MAX = (1n << 63n) - 1n;

@@ -1,8 +1,7 @@
 import { Errors, type TributaryError } from '../../errors.js';
-import { isReservedParameter, type InferenceRequest, type Parameters, type RequestedOutput } from '../../backend/index.js';
+import { isReservedParameter, type InferenceRequest, type Parameters, type RequestedOutput } from '../../inference/index.js';
 import { elementCount, isDataType, tensorFromBytes, type Tensor } from '../../tensor/index.js';
-import { parseRequestParameters } from '../request-parameters.js';
-import { checkInputCount, checkOutputCount, checkParameters, checkRank } from '../request-limits.js';
+import { checkInputCount, checkOutputCount, checkParameters, checkRank, parseRequestParameters } from '../index.js';
 import { int64Value, parametersFromProto } from './infer-parameter.js';
 import type { InferInputTensorMsg, ModelInferRequestMsg } from './messages.js';
 import { hasContents, tensorFromContents } from './tensor-contents.js';

@@ -1,5 +1,5 @@
 import { Errors } from '../../errors.js';
-import type { InferenceResponse } from '../../backend/index.js';
+import type { InferenceResponse } from '../../inference/index.js';
 import { tensorToBytes } from '../../tensor/index.js';
 import { parametersToProto } from './infer-parameter.js';
 import type { OutputPlacement } from './infer-request-from-proto.js';

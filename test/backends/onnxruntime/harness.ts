@@ -3,7 +3,8 @@
  * BackendRequests whose send/fail settle a promise.
  */
 import { dirname } from 'node:path';
-import type { BackendFactory, BackendInstance, BackendModel, BackendRequest, InferenceRequest, LoadContext, RequestedOutput } from '../../../src/backend/index.js';
+import type { BackendFactory, BackendInstance, BackendModel, BackendRequest, LoadContext } from '../../../src/backend/index.js';
+import type { InferenceRequest, RequestedOutput } from '../../../src/inference/index.js';
 import type { ModelConfig, ModelInput, ModelOutput } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
 import type { Tensor } from '../../../src/tensor/index.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { lastValueFrom, toArray } from 'rxjs';
 import { createIdentityBackend } from '../../../backends/identity/index.js';
 import { createTypeScriptBackend } from '../../../backends/typescript/index.js';
-import type { InferenceRequest, InferenceResponse } from '../../../src/backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../../../src/inference/index.js';
 import { createServer, type Server } from '../../../src/server/index.js';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/bls/', import.meta.url));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTensor, tensorStrings, type Tensor } from '../../../src/tensor/index.js';
-import type { InferenceRequest } from '../../../src/backend/index.js';
+import type { InferenceRequest } from '../../../src/inference/index.js';
 import type { Server } from '../../../src/server/index.js';
 import { TributaryError } from '../../../src/errors.js';
 import { bertTokenizerJson } from '../../fixtures/bls/bert-tokenizer-json.js';

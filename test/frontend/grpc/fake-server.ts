@@ -8,7 +8,7 @@
  */
 import { Observable } from 'rxjs';
 import { Errors } from '../../../src/errors.js';
-import type { InferenceRequest, InferenceResponse } from '../../../src/backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../../../src/inference/index.js';
 import type { ModelConfig } from '../../../src/config/index.js';
 import type { ModelIndexEntry, ModelMetadata, Server, LoadOptions } from '../../../src/server/types.js';
 import { createTensor, renameTensor } from '../../../src/tensor/index.js';

@@ -15,7 +15,8 @@ test('health, metadata, config and statistics RPCs translate the Server API', as
   assert.deepEqual(await c.call('ModelReady', { name: 'nope' }), { ready: false });
   const meta = await c.call('ServerMetadata');
   assert.equal(meta.name, 'tributary');
-  assert.deepEqual(meta.extensions, ['system_shared_memory', 'statistics']);
+  // One extension list for both front ends (src/dataplane/): shared memory only with a registry.
+  assert.deepEqual(meta.extensions, ['statistics', 'generate']);
 
   const mm = await c.call('ModelMetadata', { name: 'echo' });
   assert.deepEqual(mm.inputs, [{ name: 'IN', datatype: 'INT32', shape: ['-1'] }]);
@@ -117,7 +118,12 @@ test('trace settings: read, update globally and per model, validate', async (t) 
   assert.deepEqual((await get({ model_name: 'echo', settings: { trace_rate: { value: [] } } })).trace_rate, ['5']);
   const bad = await c.call('TraceSetting', { settings: { trace_level: { value: ['LOUD'] } } }).catch((e) => e);
   assert.equal(bad.code, status.INVALID_ARGUMENT);
-  assert.match(bad.details, /unknown level 'LOUD'/);
+  assert.match(bad.details, /trace_level "LOUD" must be OFF, TIMESTAMPS or TENSORS/);
+  // One set of rules with HTTP: OFF stands alone (as in Triton), trace_mode may be set.
+  const mixed = await c.call('TraceSetting', { settings: { trace_level: { value: ['OFF', 'TENSORS'] } } }).catch((e) => e);
+  assert.equal(mixed.code, status.INVALID_ARGUMENT);
+  assert.match(mixed.details, /OFF cannot be combined/);
+  assert.deepEqual((await get({ settings: { trace_mode: { value: ['opentelemetry'] } } })).trace_mode, ['opentelemetry']);
 });
 
 test('log settings: read and update through the logger', async (t) => {

@@ -6,7 +6,7 @@
 import { Observable } from 'rxjs';
 import { Errors } from '../../../src/errors.js';
 import { createTensor, renameTensor, type DataType } from '../../../src/tensor/index.js';
-import type { InferenceRequest, InferenceResponse } from '../../../src/backend/index.js';
+import type { InferenceRequest, InferenceResponse } from '../../../src/inference/index.js';
 import type { ModelListener } from '../../../src/model/statistics.js';
 import type { Server } from '../../../src/server/types.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CancelSource, type CancelSignal } from '../../src/backend/index.js';
+import { CancelSource, type CancelSignal } from '../../src/inference/index.js';
 
 test('CancelSource aborts once, with its reason, running each listener once', () => {
   const s = new CancelSource();

@@ -1,4 +1,3 @@
-import type { Observable } from 'rxjs';
 import type { Tensor } from '../tensor/index.js';
 import type { CancelSignal } from './cancel-signal.js';
 
@@ -32,7 +31,7 @@ export interface InferenceRequest {
   inputs: readonly Tensor[];
   /** Outputs to return; undefined returns every output. */
   outputs?: readonly RequestedOutput[];
-  /** Request parameters other than the reserved ones below (those are parsed into fields). */
+  /** Request parameters other than the reserved ones (those are parsed into fields). */
   parameters?: Parameters;
   /** 0 = the model's default priority level; 1 is the highest. */
   priority?: number;
@@ -46,29 +45,4 @@ export interface InferenceRequest {
   sequence?: SequenceFlags;
   /** An AbortSignal, or the server's lean CancelSignal. */
   signal?: CancelSignal;
-}
-
-export interface InferenceResponse {
-  model: string;
-  version: string;
-  id?: string;
-  outputs: Tensor[];
-  parameters?: Parameters;
-  /** Last response of the request. A decoupled model may end with an empty final response. */
-  final: boolean;
-}
-
-/** In-process entry to the server, used by BLS children and pipeline steps. */
-export interface ModelHost {
-  infer(request: InferenceRequest): Observable<InferenceResponse>;
-}
-
-/** Request parameters that Triton reserves; they never reach a backend as plain parameters. */
-export const RESERVED_PARAMETERS = new Set([
-  'sequence_id', 'sequence_start', 'sequence_end', 'priority', 'timeout', 'headers',
-  'binary_data_output', 'shared_memory_region', 'shared_memory_offset', 'shared_memory_byte_size',
-  'classification', 'binary_data', 'binary_data_size',
-]);
-export function isReservedParameter(key: string): boolean {
-  return RESERVED_PARAMETERS.has(key) || key.startsWith('triton_');
 }

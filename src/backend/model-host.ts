@@ -1,0 +1,7 @@
+import type { Observable } from 'rxjs';
+import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
+
+/** In-process entry to the server, handed to backends at load (BLS children) and to pipeline steps. */
+export interface ModelHost {
+  infer(request: InferenceRequest): Observable<InferenceResponse>;
+}
