@@ -78,7 +78,7 @@ export const pipelineSteps: BuildStep[] = [
   },
 ];
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const t0 = performance.now();
   try {
     const results = await runBuildSteps(pipelineSteps, join(root, 'build', 'pipeline-models.json'), process.argv.includes('--force'));

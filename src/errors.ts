@@ -50,6 +50,8 @@ type Template<A extends unknown[]> = (...args: A) => string;
 interface ErrorDef<A extends unknown[]> {
   readonly code: string;
   readonly kind: ErrorKind;
+  /** The entry's own HTTP status, when it is not the kind's. */
+  readonly httpStatus: number | undefined;
   (...args: A): TributaryError;
   /** True when `e` was created by this definition. */
   is(e: unknown): boolean;
@@ -60,6 +62,7 @@ function define<A extends unknown[]>(code: string, kind: ErrorKind, template: Te
     new TributaryError(code, kind, template(...args), httpStatus === undefined ? undefined : { httpStatus })) as ErrorDef<A>;
   Object.defineProperty(make, 'code', { value: code });
   Object.defineProperty(make, 'kind', { value: kind });
+  Object.defineProperty(make, 'httpStatus', { value: httpStatus });
   make.is = (e: unknown): boolean => e instanceof TributaryError && e.code === code;
   return make;
 }
@@ -213,6 +216,203 @@ export const Errors = {
     `model ${q(model)}: raw_input_contents has ${count} entries, more than the limit of ${max} (one entry per input)`),
   grpcTlsInvalid: define('TRB_GRPC_TLS_INVALID', 'INVALID_ARG', (msg: string) => `gRPC TLS: ${msg}`),
 
+  // request body and fields (src/protocol/: the v2 JSON, generate and gRPC request decoders)
+  requestBodyEmpty: define('TRB_REQUEST_BODY_EMPTY', 'INVALID_ARG', (what: 'inference' | 'generate', model: string) =>
+    `the ${what} request for model ${q(model)} has an empty body`),
+  requestBodyNotObject: define('TRB_REQUEST_BODY_NOT_OBJECT', 'INVALID_ARG', (what: 'inference' | 'generate') =>
+    `the ${what} request body must be a JSON object`),
+  requestInputsMissing: define('TRB_REQUEST_INPUTS_MISSING', 'INVALID_ARG', () =>
+    `the inference request must have an 'inputs' array`),
+  requestIdInvalid: define('TRB_REQUEST_ID_INVALID', 'INVALID_ARG', () => `request 'id' must be a string`),
+  requestParametersNotObject: define('TRB_REQUEST_PARAMETERS_NOT_OBJECT', 'INVALID_ARG', (where: string) =>
+    `${where} 'parameters' must be an object`),
+  requestParameterType: define('TRB_REQUEST_PARAMETER_TYPE', 'INVALID_ARG', (where: string, key: string, must: string, got?: string) =>
+    `${where} parameter ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
+  requestInputInvalid: define('TRB_REQUEST_INPUT_INVALID', 'INVALID_ARG', (index: number) =>
+    `input ${index} must be an object with name, datatype, shape and data`),
+  requestInputNameMissing: define('TRB_REQUEST_INPUT_NAME_MISSING', 'INVALID_ARG', (index: number) =>
+    `input ${index} must have a non-empty string 'name'`),
+  requestOutputsNotArray: define('TRB_REQUEST_OUTPUTS_NOT_ARRAY', 'INVALID_ARG', () => `'outputs' must be an array`),
+  requestOutputInvalid: define('TRB_REQUEST_OUTPUT_INVALID', 'INVALID_ARG', (index: number) =>
+    `requested output ${index} must be an object with a string 'name'`),
+  inputDuplicate: define('TRB_INPUT_DUPLICATE', 'INVALID_ARG', (model: string, input: string) =>
+    `model ${q(model)}: input ${q(input)} is given more than once`),
+  inputBatchMismatch: define('TRB_INPUT_BATCH_MISMATCH', 'INVALID_ARG', (model: string, input: string, rows: number, batch: number) =>
+    `model ${q(model)}: input ${q(input)} batch size ${rows} does not match ${batch} of the other inputs`),
+  classificationDatatype: define('TRB_CLASSIFICATION_DATATYPE', 'INVALID_ARG', (output: string, datatype: string) =>
+    `output ${q(output)}: classification needs a numeric output, got ${datatype}`),
+  classificationCount: define('TRB_CLASSIFICATION_COUNT', 'INVALID_ARG', (output: string, k: unknown) =>
+    `output ${q(output)}: classification count must be a positive integer, got ${String(k)}`),
+  generateShapeMismatch: define('TRB_GENERATE_SHAPE_MISMATCH', 'INVALID_ARG', (tensor: string, count: number, shape: string) =>
+    `tensor ${q(tensor)}: ${count} value(s) do not fit the input's shape ${shape}`),
+
+  // tensors in a request (src/protocol/, src/tensor/): fields, data and sizes
+  tensorDatatypeMissing: define('TRB_TENSOR_DATATYPE_MISSING', 'INVALID_ARG', (tensor: string) =>
+    `tensor ${q(tensor)}: missing 'datatype'`),
+  tensorShapeMissing: define('TRB_TENSOR_SHAPE_MISSING', 'INVALID_ARG', (tensor: string) => `tensor ${q(tensor)}: missing 'shape'`),
+  tensorShapeInvalid: define('TRB_TENSOR_SHAPE_INVALID', 'INVALID_ARG', (tensor: string, got?: string) =>
+    `tensor ${q(tensor)}: 'shape' must be an array of non-negative integers${got === undefined ? '' : `, got ${got}`}`),
+  tensorParameterInvalid: define('TRB_TENSOR_PARAMETER_INVALID', 'INVALID_ARG', (tensor: string, key: string, must: string, got?: string) =>
+    `tensor ${q(tensor)}: parameter ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
+  tensorShmSizeMissing: define('TRB_TENSOR_SHM_SIZE_MISSING', 'INVALID_ARG', (tensor: string, region: string) =>
+    `tensor ${q(tensor)}: shared_memory_region ${q(region)} needs 'shared_memory_byte_size'`),
+  tensorDataMissing: define('TRB_TENSOR_DATA_MISSING', 'INVALID_ARG', (tensor: string) =>
+    `tensor ${q(tensor)}: no data: give 'data', the 'binary_data_size' parameter, or shared-memory parameters`),
+  tensorDataSources: define('TRB_TENSOR_DATA_SOURCES', 'INVALID_ARG', (tensor: string) =>
+    `tensor ${q(tensor)}: give only one of 'data', 'binary_data_size' and shared-memory parameters`),
+  tensorDataNotArray: define('TRB_TENSOR_DATA_NOT_ARRAY', 'INVALID_ARG', (tensor: string, got: string) =>
+    `tensor ${q(tensor)}: 'data' must be an array, got ${got}`),
+  tensorDataType: define('TRB_TENSOR_DATA_TYPE', 'INVALID_ARG', (tensor: string, datatype: string, must: string) =>
+    `tensor ${q(tensor)}: ${datatype} data must be ${must}`),
+  tensorJsonDatatype: define('TRB_TENSOR_JSON_DATATYPE', 'INVALID_ARG', (tensor: string, datatype: string) =>
+    `tensor ${q(tensor)}: ${datatype} data cannot be sent as JSON; use the binary tensor extension (input parameter binary_data_size)`),
+  tensorElementCount: define('TRB_TENSOR_ELEMENT_COUNT', 'INVALID_ARG', (tensor: string, shape: string, count: number, got: number, field = 'data') =>
+    `tensor ${q(tensor)}: shape ${shape} has ${count} elements but ${field} has ${got}`),
+  tensorElementInvalid: define('TRB_TENSOR_ELEMENT_INVALID', 'INVALID_ARG', (tensor: string, datatype: string | undefined, index: number, must: string, got: string) =>
+    `tensor ${q(tensor)}: ${datatype === undefined ? '' : `${datatype} `}element ${index} must be ${must}, got ${got}`),
+  tensorElementRange: define('TRB_TENSOR_ELEMENT_RANGE', 'INVALID_ARG', (tensor: string, index: number, value: string, range: string) =>
+    `tensor ${q(tensor)}: element ${index} value ${value} is out of range for ${range}`),
+  tensorBytesMalformed: define('TRB_TENSOR_BYTES_MALFORMED', 'INVALID_ARG', (tensor: string, detail: string) =>
+    `tensor ${q(tensor)}: BYTES ${detail}`),
+  tensorByteSize: define('TRB_TENSOR_BYTE_SIZE', 'INVALID_ARG', (tensor: string, got: number, datatype: string, shape: string, expected: number, count: number, size: number) =>
+    `tensor ${q(tensor)}: unexpected byte size ${got} for ${datatype} ${shape}, expected ${expected} (${count} elements x ${size} bytes)`),
+  tensorNotBytes: define('TRB_TENSOR_NOT_BYTES', 'INVALID_ARG', (tensor: string, datatype: string) =>
+    `tensor ${q(tensor)}: is ${datatype}, not BYTES`),
+  tensorReshape: define('TRB_TENSOR_RESHAPE', 'INVALID_ARG', (tensor: string, from: string, to: string) =>
+    `tensor ${q(tensor)}: cannot reshape ${from} to ${to}`),
+  outputShmTooSmall: define('TRB_OUTPUT_SHM_TOO_SMALL', 'INVALID_ARG', (model: string, output: string, size: number, need: number) =>
+    `model ${q(model)}: shared memory size specified with the request for output ${q(output)} (${size} bytes) should be at least ${need} bytes to hold the results`),
+
+  // binary tensor extension (src/protocol/binary-tensor.ts: Inference-Header-Content-Length)
+  binaryHeaderLengthInvalid: define('TRB_BINARY_HEADER_LENGTH_INVALID', 'INVALID_ARG', (got: string) =>
+    `Inference-Header-Content-Length must be a non-negative integer, got ${q(got)}`),
+  binaryHeaderLengthTooLong: define('TRB_BINARY_HEADER_LENGTH_TOO_LONG', 'INVALID_ARG', (length: number, body: number) =>
+    `Inference-Header-Content-Length ${length} is longer than the ${body}-byte request body`),
+  binaryDataMissing: define('TRB_BINARY_DATA_MISSING', 'INVALID_ARG', (tensor: string) =>
+    `tensor ${q(tensor)}: binary_data_size is set but the request has no binary section (send the Inference-Header-Content-Length header)`),
+  binaryDataShort: define('TRB_BINARY_DATA_SHORT', 'INVALID_ARG', (tensor: string, size: number, left: number) =>
+    `tensor ${q(tensor)}: binary_data_size ${size} exceeds the ${left} bytes of binary data left after the JSON header`),
+  binaryDataUnclaimed: define('TRB_BINARY_DATA_UNCLAIMED', 'INVALID_ARG', (bytes: number) =>
+    `${bytes} bytes of binary data after the JSON header are not claimed by any input's binary_data_size`),
+  binaryDataSize: define('TRB_BINARY_DATA_SIZE', 'INVALID_ARG', (tensor: string, got: number, datatype: string, shape: string, expected: number, count: number, size: number) =>
+    `tensor ${q(tensor)}: binary_data_size ${got} does not match ${datatype} ${shape}: expected ${expected} bytes (${count} elements x ${size})`),
+  rawBinaryInputCount: define('TRB_RAW_BINARY_INPUT_COUNT', 'INVALID_ARG', (model: string, count: number) =>
+    `model ${q(model)}: a raw binary request (Inference-Header-Content-Length: 0) needs a model with exactly one input, this one has ${count}`),
+  rawBinaryBytesShape: define('TRB_RAW_BINARY_BYTES_SHAPE', 'INVALID_ARG', (model: string, input: string, shape: string) =>
+    `model ${q(model)}: a raw binary BYTES request needs input ${q(input)} to hold one element, its shape is ${shape}`),
+  rawBinaryVariableDims: define('TRB_RAW_BINARY_VARIABLE_DIMS', 'INVALID_ARG', (model: string, input: string, shape: string) =>
+    `model ${q(model)}: a raw binary request needs input ${q(input)} to have at most one variable dimension, its shape is ${shape}`),
+  rawBinarySize: define('TRB_RAW_BINARY_SIZE', 'INVALID_ARG', (tensor: string, bytes: number, datatype: string, row: number) =>
+    `tensor ${q(tensor)}: raw body of ${bytes} bytes is not a whole number of ${datatype} rows of ${row} bytes`),
+
+  // gRPC tensor contents (src/protocol/grpc/: typed contents, raw_input_contents, shared memory)
+  grpcDimensionInvalid: define('TRB_GRPC_DIMENSION_INVALID', 'INVALID_ARG', (model: string, input: string, dim: string) =>
+    `model ${q(model)}, input ${q(input)}: invalid dimension ${dim} in shape`),
+  grpcContentsNoField: define('TRB_GRPC_CONTENTS_NO_FIELD', 'INVALID_ARG', (tensor: string, datatype: string) =>
+    `tensor ${q(tensor)}: ${datatype} data must be sent in raw_input_contents: InferTensorContents has no field for ${datatype}`),
+  grpcContentsWrongField: define('TRB_GRPC_CONTENTS_WRONG_FIELD', 'INVALID_ARG', (tensor: string, datatype: string, field: string, given: string) =>
+    `tensor ${q(tensor)}: datatype ${datatype} expects its data in ${field}, but ${given} was given`),
+  grpcContentsWithRaw: define('TRB_GRPC_CONTENTS_WITH_RAW', 'INVALID_ARG', (model: string, input: string) =>
+    `contents field must not be specified when using raw_input_contents for ${q(input)} for model ${q(model)}`),
+  grpcShmAndContents: define('TRB_GRPC_SHM_AND_CONTENTS', 'INVALID_ARG', (where: string) =>
+    `${where}: give the data either in shared memory or in contents, not both`),
+  grpcShmParameterInvalid: define('TRB_GRPC_SHM_PARAMETER_INVALID', 'INVALID_ARG', (where: string, key: string, must: string) =>
+    `${where}: ${q(key)} must be ${must}`),
+  grpcInputNoData: define('TRB_GRPC_INPUT_NO_DATA', 'INVALID_ARG', (where: string) =>
+    `${where}: no data; give contents, raw_input_contents or shared-memory parameters`),
+  grpcRawContentsShort: define('TRB_GRPC_RAW_CONTENTS_SHORT', 'INVALID_ARG', (where: string, count: number) =>
+    `${where}: raw_input_contents has ${count} entries, fewer than the inputs that need one`),
+  grpcRawContentsCount: define('TRB_GRPC_RAW_CONTENTS_COUNT', 'INVALID_ARG', (model: string, expected: number, got: number) =>
+    `model ${q(model)}: expected ${expected} entries in raw_input_contents (one per input not in shared memory, in input order), got ${got}`),
+  grpcShmNotEnabled: define('TRB_GRPC_SHM_NOT_ENABLED', 'UNSUPPORTED', (where: string) =>
+    `${where}: system shared memory is not enabled on this endpoint`),
+
+  // system shared memory registry (src/frontend/shm/)
+  shmSizeInvalid: define('TRB_SHM_SIZE_INVALID', 'INVALID_ARG', (what: string, got: number) =>
+    `${what} must be a non-negative integer, got ${got}`),
+  shmRegionUnknown: define('TRB_SHM_REGION_UNKNOWN', 'INVALID_ARG', (region: string) =>
+    `Unable to find system shared memory region: ${q(region)}`),
+  shmRegionNotFound: define('TRB_SHM_REGION_NOT_FOUND', 'NOT_FOUND', (region: string) =>
+    `Unable to find system shared memory region: ${q(region)}`),
+  shmRegionExists: define('TRB_SHM_REGION_EXISTS', 'ALREADY_EXISTS', (region: string) =>
+    `shared memory region ${q(region)} already in manager`),
+  shmRangeOutside: define('TRB_SHM_RANGE_OUTSIDE', 'INVALID_ARG', (verb: string, bytes: number, offset: number, region: string, size: number) =>
+    `cannot ${verb} ${bytes} bytes at offset ${offset} of shared memory region ${q(region)}: the region holds ${size} bytes`),
+  shmKeyTooSmall: define('TRB_SHM_KEY_TOO_SMALL', 'INVALID_ARG', (region: string, offset: number, bytes: number, key: string, size: number) =>
+    `shared memory region ${q(region)}: offset ${offset} + byte_size ${bytes} exceeds the size of key ${q(key)} (${size} bytes)`),
+  shmKeyTruncated: define('TRB_SHM_KEY_TRUNCATED', 'INVALID_ARG', (region: string, key: string, end: number) =>
+    `shared memory region ${q(region)}: key ${q(key)} ends before offset ${end} (was the object truncated?)`),
+  shmKeyMissing: define('TRB_SHM_KEY_MISSING', 'INVALID_ARG', (region: string, key: string) =>
+    `Unable to open shared memory region ${q(region)}: key ${key} does not exist in /dev/shm (create it with shm_open and ftruncate first)`),
+  shmKeyOpenFailed: define('TRB_SHM_KEY_OPEN_FAILED', 'INVALID_ARG', (region: string, key: string, code: string) =>
+    `Unable to open shared memory region ${q(region)}: key ${key}: ${code}`),
+
+  // server, front ends and repository operations
+  httpNoRoute: define('TRB_HTTP_NO_ROUTE', 'NOT_FOUND', (method: string, path: string) => `no route for ${method} ${path}`),
+  grpcListenFailed: define('TRB_GRPC_LISTEN_FAILED', 'UNAVAILABLE', (host: string, port: number, code: string) =>
+    `gRPC: cannot listen on ${host}:${port} (${code}); choose another --grpc-port or --grpc-address`),
+  noResponse: define('TRB_NO_RESPONSE', 'INTERNAL', (model: string) => `model ${q(model)} completed without a response`),
+  restrictCategoryMissing: define('TRB_RESTRICT_CATEGORY_MISSING', 'INTERNAL', (what: string, file: string) =>
+    `${what} has no access-control category; add it in ${file}`),
+  repositoryPollDisabled: define('TRB_REPOSITORY_POLL_DISABLED', 'UNAVAILABLE', (mode: string) =>
+    `repository poll is only available with model control mode 'poll' (the mode is ${q(mode)})`),
+  modelDuplicate: define('TRB_MODEL_DUPLICATE', 'ALREADY_EXISTS', (model: string, first: string, second: string) =>
+    `model ${q(model)} appears in more than one repository: ${first} and ${second}`),
+  validateNoInfer: define('TRB_VALIDATE_NO_INFER', 'UNSUPPORTED', () => 'validation does not run models'),
+  loadNoSpace: define('TRB_LOAD_NO_SPACE', 'UNAVAILABLE', (model: string) =>
+    `failed to load ${q(model)}: no space left on the server for the files of the load request`),
+  loadTempDirFailed: define('TRB_LOAD_TEMP_DIR_FAILED', 'UNAVAILABLE', (model: string, code: string) =>
+    `failed to load ${q(model)}: the server cannot create a temporary directory for the files of the load request (${code})`),
+  clientOutputMissing: define('TRB_CLIENT_OUTPUT_MISSING', 'NOT_FOUND', (model: string, output: string, have: string[]) =>
+    `the response of model ${q(model)} has no output ${q(output)} (it has ${have.map(q).join(', ') || 'none'})`),
+
+  // command line and server flags (src/cli/, src/metrics/metrics-config.ts)
+  cliArgsInvalid: define('TRB_CLI_ARGS_INVALID', 'INVALID_ARG', (command: string, detail: string) =>
+    `tributary ${command}: ${detail}; see 'tributary ${command} --help'`),
+  cliRepositoryRequired: define('TRB_CLI_REPOSITORY_REQUIRED', 'INVALID_ARG', () =>
+    `tributary serve: --model-repository is required; see 'tributary serve --help'`),
+  cliFlagExpects: define('TRB_CLI_FLAG_INVALID', 'INVALID_ARG', (flag: string, expects: string, got: string) =>
+    `--${flag} expects ${expects}, got ${q(got)}`),
+  cliFlagChoice: define('TRB_CLI_FLAG_CHOICE', 'INVALID_ARG', (flag: string, choices: string, got: string) =>
+    `--${flag} must be ${choices}, got ${q(got)}`),
+  metricsConfigInvalid: define('TRB_METRICS_CONFIG_INVALID', 'INVALID_ARG', (setting: string, detail: string) =>
+    `--metrics-config ${setting}: ${detail}`),
+  metricsConfigUnknown: define('TRB_METRICS_CONFIG_UNKNOWN', 'INVALID_ARG', (setting: string, known: readonly string[]) =>
+    `--metrics-config: unknown setting ${q(setting)}; known: ${known.join(', ')}`),
+  graphModelNotFound: define('TRB_GRAPH_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string) =>
+    `model ${q(model)} is not in the repository, or its config cannot be read (see 'tributary validate')`),
+  graphNotPipeline: define('TRB_GRAPH_NOT_PIPELINE', 'INVALID_ARG', (model: string) =>
+    `model ${q(model)} is not a pipeline (no ensemble_scheduling / steps)`),
+  scaffoldBackend: define('TRB_SCAFFOLD_BACKEND', 'INVALID_ARG', (backend: string) =>
+    `new-model: --backend ${q(backend)} has no scaffold; only 'typescript'`),
+  scaffoldName: define('TRB_SCAFFOLD_NAME', 'INVALID_ARG', (name: string) =>
+    `new-model: ${q(name)} is not a valid model name (letters, digits, _ . -)`),
+  scaffoldExists: define('TRB_SCAFFOLD_EXISTS', 'ALREADY_EXISTS', (dir: string) =>
+    `model directory ${dir} already has a config.pbtxt; choose another name or remove it`),
+
+  // internal invariants and backend limits (src/scheduler/, src/tensor/batch.ts, backends/)
+  schedulerNoInstances: define('TRB_SCHEDULER_NO_INSTANCES', 'INTERNAL', (model: string) =>
+    `model ${q(model)}: a scheduler needs at least one backend instance`),
+  instanceBusy: define('TRB_INSTANCE_BUSY', 'INTERNAL', (model: string, index: number) =>
+    `model ${q(model)}: instance ${index} is busy`),
+  ensembleNotSchedulable: define('TRB_ENSEMBLE_NOT_SCHEDULABLE', 'INTERNAL', (model: string) =>
+    `model ${q(model)} is an ensemble: its steps are scheduled by its pipeline`),
+  modelUnloading: define('TRB_MODEL_UNLOADING', 'UNAVAILABLE', (model: string) =>
+    `model ${q(model)} is unloading: request was not executed`),
+  batchEmpty: define('TRB_BATCH_EMPTY', 'INTERNAL', () => 'concatBatch of zero tensors'),
+  batchTensorMismatch: define('TRB_BATCH_TENSOR_MISMATCH', 'INTERNAL', (tensor: string, got: string, first: string) =>
+    `cannot batch tensor ${q(tensor)}: ${got} with ${first}`),
+  ortDatatypeUnsupported: define('TRB_ORT_DATATYPE_UNSUPPORTED', 'UNSUPPORTED', (tensor: string, datatype: string) =>
+    `tensor ${q(tensor)}: datatype ${datatype} is not supported by onnxruntime-node`),
+  ortStringNul: define('TRB_ORT_STRING_NUL', 'INVALID_ARG', (tensor: string, index: number) =>
+    `tensor ${q(tensor)}: BYTES element ${index} contains a NUL byte, which onnxruntime string tensors cannot carry`),
+  ortOutputType: define('TRB_ORT_OUTPUT_TYPE', 'UNSUPPORTED', (output: string, type: string) =>
+    `output ${q(output)}: onnxruntime type ${type} has no Triton datatype`),
+  blsRequestNoModel: define('TRB_BLS_REQUEST_NO_MODEL', 'INVALID_ARG', (caller: string) =>
+    `model ${q(caller)}: BLS request without a model name`),
+  scriptIsolateShutDown: define('TRB_SCRIPT_ISOLATE_SHUT_DOWN', 'UNAVAILABLE', (model: string) =>
+    `model ${q(model)}: the script's isolate was shut down`),
+
   // scheduling
   queueFull: define('TRB_QUEUE_FULL', 'UNAVAILABLE', (model: string) =>
     `model ${q(model)}: exceeds maximum queue size`),
@@ -257,6 +457,23 @@ export const Errors = {
   pipelineNotDecoupled: define('TRB_PIPELINE_NOT_DECOUPLED', 'INTERNAL', (pipeline: string) =>
     `pipeline ${q(pipeline)} is not decoupled but produced more than one set of outputs (a decoupled step sent several responses); set model_transaction_policy { decoupled: true } on the pipeline to stream them`),
 } as const;
+
+/**
+ * Errors whose message names only the tensor (the codec that raises them does not know the model);
+ * a caller that knows the model prefixes it with `withContext`.
+ */
+const TENSOR_LEVEL: ReadonlySet<string> = new Set([
+  Errors.badDatatype, Errors.tensorDatatypeMissing, Errors.tensorShapeMissing, Errors.tensorShapeInvalid,
+  Errors.tensorParameterInvalid, Errors.tensorShmSizeMissing, Errors.tensorDataMissing, Errors.tensorDataSources,
+  Errors.tensorDataNotArray, Errors.tensorDataType, Errors.tensorJsonDatatype, Errors.tensorElementCount,
+  Errors.tensorElementInvalid, Errors.tensorElementRange, Errors.tensorBytesMalformed, Errors.tensorByteSize,
+  Errors.tensorNotBytes, Errors.tensorReshape, Errors.binaryDataMissing, Errors.binaryDataShort, Errors.binaryDataSize,
+  Errors.rawBinarySize, Errors.grpcContentsNoField, Errors.grpcContentsWrongField, Errors.generateShapeMismatch,
+].map((d) => d.code));
+
+export function isTensorLevelError(e: unknown): e is TributaryError {
+  return e instanceof TributaryError && TENSOR_LEVEL.has(e.code);
+}
 
 /** Wrap anything thrown into a TributaryError; unknown throws become INTERNAL with the cause kept. */
 export function toTributaryError(e: unknown): TributaryError {

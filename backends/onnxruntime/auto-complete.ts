@@ -6,12 +6,12 @@ import { formatRawDims, type IoSignature, type ModelSignature } from './model-si
 import { checkSequenceIo, sequenceIo } from './sequence-io.js';
 
 /** Triton's default max_batch_size when auto-complete finds a batchable model. */
-export const DEFAULT_MAX_BATCH_SIZE = 4;
+const DEFAULT_MAX_BATCH_SIZE = 4;
 
 type Io = ModelInput | ModelOutput;
 
 /** Every input and output has a variable first dimension, so requests can stack along it. */
-export function canBatch(sig: ModelSignature): boolean {
+function canBatch(sig: ModelSignature): boolean {
   return [...sig.inputs, ...sig.outputs].every((io) => io.dims.length > 0 && io.dims[0] === -1);
 }
 

@@ -11,7 +11,7 @@ import { ortTypeOf, type PlainTensor } from './ort-tensor.js';
  * max_batch_size is 0), such as Silero VAD's sample rate `sr`. The datatype and shape come from
  * the graph, which must give every dimension; the value lists the elements, comma-separated.
  */
-export const CONSTANT_INPUT_PREFIX = 'constant_input.';
+const CONSTANT_INPUT_PREFIX = 'constant_input.';
 
 export function constantInputNames(config: ModelConfig): string[] {
   return Object.keys(config.parameters).filter((k) => k.startsWith(CONSTANT_INPUT_PREFIX)).map((k) => k.slice(CONSTANT_INPUT_PREFIX.length));
@@ -22,10 +22,10 @@ function parseValue(dt: DataType, text: string): number | bigint {
   if (dt === 'BOOL') {
     if (/^(1|true)$/i.test(text)) return 1;
     if (/^(0|false)$/i.test(text)) return 0;
-    throw new Error(`'${text}' is not a BOOL (true/false/1/0)`);
+    throw Errors.configInvalid(`'${text}' is not a BOOL (true/false/1/0)`);
   }
   const n = Number(text);
-  if (text === '' || !Number.isFinite(n)) throw new Error(`'${text}' is not a number`);
+  if (text === '' || !Number.isFinite(n)) throw Errors.configInvalid(`'${text}' is not a number`);
   return n;
 }
 

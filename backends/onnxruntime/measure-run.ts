@@ -5,7 +5,7 @@ import { ortTypeOf, type PlainTensor } from './ort-tensor.js';
 import { ortFeeds } from './session-runner.js';
 
 /** Zero-filled feeds for one item: variable dims become 1. */
-export function zeroFeeds(inputs: readonly IoSignature[]): PlainTensor[] {
+function zeroFeeds(inputs: readonly IoSignature[]): PlainTensor[] {
   return inputs.map((io) => {
     const dims = io.dims.map((d) => (d < 0 ? 1 : d));
     const count = dims.reduce((a, b) => a * b, 1);

@@ -45,7 +45,7 @@ export interface PlainTensor {
  */
 export function toPlain(t: Tensor): PlainTensor {
   const type = TO_ORT[t.datatype];
-  if (!type) throw Errors.unsupported(`tensor '${t.name}': datatype ${t.datatype} is not supported by onnxruntime-node`);
+  if (!type) throw Errors.ortDatatypeUnsupported(t.name, t.datatype);
   const data = t.datatype === 'BYTES' ? bytesToStrings(t) : (t.data as TypedArray);
   return { name: t.name, type, dims: t.shape, data };
 }
@@ -57,7 +57,7 @@ export function toPlain(t: Tensor): PlainTensor {
 function bytesToStrings(t: Tensor): string[] {
   return (t.data as readonly Uint8Array[]).map((e, i) => {
     if (e.indexOf(0) !== -1) {
-      throw Errors.invalidArg(`tensor '${t.name}': BYTES element ${i} contains a NUL byte, which onnxruntime string tensors cannot carry`);
+      throw Errors.ortStringNul(t.name, i);
     }
     return utf8d.decode(e);
   });
@@ -71,7 +71,7 @@ export function toOrtTensor(t: Tensor): ort.Tensor {
 /** Plain ORT form -> Tensor, keeping numeric data as a view (no copy). */
 export function fromPlain(p: PlainTensor): Tensor {
   const dt = FROM_ORT.get(p.type);
-  if (!dt) throw Errors.unsupported(`output '${p.name}': onnxruntime type ${p.type} has no Triton datatype`);
+  if (!dt) throw Errors.ortOutputType(p.name, String(p.type));
   if (dt === 'BYTES') {
     return { name: p.name, datatype: dt, shape: [...p.dims], data: (p.data as string[]).map((s) => utf8.encode(s)) };
   }

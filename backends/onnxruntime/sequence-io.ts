@@ -6,7 +6,7 @@ import { formatRawDims, type IoSignature, type ModelSignature } from './model-si
  * A graph tensor the sequence batcher feeds or captures that the config's `input`/`output` lists
  * do not name: control inputs, state inputs and state outputs. `dims` exclude the batch dim.
  */
-export interface ImplicitIo {
+interface ImplicitIo {
   readonly name: string;
   /** How messages name it: "sequence_batching control_input 'START'". */
   readonly label: string;

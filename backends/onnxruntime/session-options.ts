@@ -60,7 +60,7 @@ const ACCELERATOR_PROVIDER: Record<string, string> = { cuda: 'cuda', tensorrt: '
  * Execution providers from optimization.execution_accelerators, checked against what this build
  * of onnxruntime-node can load. Anything not available fails the load naming the provider.
  */
-export function executionProviders(config: ModelConfig): string[] {
+function executionProviders(config: ModelConfig): string[] {
   const acc = config.optimization?.execution_accelerators;
   const wanted = [...(acc?.gpu_execution_accelerator ?? []), ...(acc?.cpu_execution_accelerator ?? [])].map((a) => a.name);
   const have = availableProviders();

@@ -81,12 +81,14 @@ export class BatchCall implements CallHandlers {
     const t2 = performance.now();
     const batch = this.#batch;
     if (!this.#shape.decoupled && out) {
+      // The sandbox refuses an execute() result whose length is not the batch's (bls/entry.ts).
       for (let i = 0; i < batch.length; i++) {
-        const r = out[i];
+        const r = out[i]!;
+        const b = batch[i]!;
         try {
-          if (r.error) batch[i].fail(this.#iso.scriptError('execute()', r.error));
-          else batch[i].send(this.#fromWire(r, i, `execute() response ${i}`), true);
-        } catch (e) { batch[i].fail(e); }
+          if (r.error) b.fail(this.#iso.scriptError('execute()', r.error));
+          else b.send(this.#fromWire(r, i, `execute() response ${i}`), true);
+        } catch (e) { b.fail(e); }
       }
     }
     const t3 = performance.now();
@@ -133,13 +135,13 @@ export class BatchCall implements CallHandlers {
 
   #failOpen(e: TributaryError): void {
     for (let i = 0; i < this.#batch.length; i++) {
-      if (!this.#closed[i]) { this.#close(i); this.#batch[i].fail(e); }
+      if (!this.#closed[i]) { this.#close(i); this.#batch[i]!.fail(e); }
     }
   }
 
   #fromWire(r: WireResponse, i: number, where: string): { outputs: Tensor[]; parameters?: Record<string, string | number | boolean | bigint> } {
     const outputs: Tensor[] = new Array(r.outputs.length);
-    for (let k = 0; k < outputs.length; k++) outputs[k] = tensorFromWire(this.#shape.model, r.outputs[k], `${where}, output ${k}`);
+    for (let k = 0; k < outputs.length; k++) outputs[k] = tensorFromWire(this.#shape.model, r.outputs[k]!, `${where}, output ${k}`);
     const b = this.#batch[i]!;
     this.#shape.check(outputs, where, b.batchSize, b.request.outputs?.map((o) => o.name), this.#shape.decoupled);
     return r.parameters ? { outputs, parameters: r.parameters as Record<string, string | number | boolean | bigint> } : { outputs };

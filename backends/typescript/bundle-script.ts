@@ -3,7 +3,6 @@ import { build, type Message } from 'esbuild';
 import { ENTRY, ENTRY_NS, REFUSED, sandboxPlugin } from './sandbox-plugin.js';
 import { PROJECT_NODE_MODULES, RUNTIME_DIR, scriptScope, scrubPaths, showPath, type ScriptScope } from './script-scope.js';
 
-export { PROJECT_NODE_MODULES } from './script-scope.js';
 
 export interface ScriptBundle {
   /** One classic script (IIFE) that installs the model on the isolate's global object. */

@@ -6,7 +6,7 @@ import type { WireChildRequest } from './bls/wire.js';
 import { tensorFromWire } from './tensor-codec.js';
 
 /** One script waiting on a BLS call further down the chain, and how many instances it has. */
-export interface ChainLink { model: string; instances: number }
+interface ChainLink { model: string; instances: number }
 
 /**
  * The scripts a request's BLS ancestors run in, carried on the child request under a symbol: the
@@ -58,8 +58,8 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
 export function parentContext(batch: readonly BackendRequest[], index: number, model: string, instances: number): ParentContext {
   const self: ChainLink = { model, instances };
   const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...chainOf(b.request), self]);
-  if (index >= 0 && index < batch.length) return one(batch[index]);
-  if (batch.length === 1) return one(batch[0]);
+  if (index >= 0 && index < batch.length) return one(batch[index]!);
+  if (batch.length === 1) return one(batch[0]!);
   const ctl = new CancelSource();
   let left = batch.length;
   for (const b of batch) {
@@ -89,7 +89,7 @@ function checkCycle(caller: string, target: string, chain: readonly ChainLink[])
 }
 
 export function childRequest(caller: string, w: WireChildRequest, parent: ParentContext): InferenceRequest {
-  if (!w || typeof w.model !== 'string') throw Errors.badRequest(`model '${caller}': BLS request without a model name`);
+  if (!w || typeof w.model !== 'string') throw Errors.blsRequestNoModel(caller);
   checkCycle(caller, w.model, parent.chain);
   const inputs = (w.inputs ?? []).map((t, i) => tensorFromWire(caller, t, `BLS request to '${w.model}', input ${i}`));
   const req: InferenceRequest = { model: w.model, inputs };

@@ -10,7 +10,7 @@ import { PROJECT_ROOT, placeOfSync, type Place, type ScriptScope } from './scrip
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]]));
 
 /** True for `fs`, `node:fs`, `fs/promises`, ... */
-export function isNodeBuiltin(spec: string): boolean {
+function isNodeBuiltin(spec: string): boolean {
   if (spec.startsWith('node:')) return true;
   return BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]);
 }

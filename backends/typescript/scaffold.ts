@@ -56,7 +56,7 @@ const sample = {
 export async function scaffoldModel(dir: string, name: string): Promise<string[]> {
   const cfg = join(dir, 'config.pbtxt');
   if (await access(cfg).then(() => true, () => false)) {
-    throw Errors.alreadyExists(`model directory ${dir} already has a config.pbtxt; choose another name or remove it`);
+    throw Errors.scaffoldExists(dir);
   }
   await mkdir(join(dir, '1'), { recursive: true });
   const files: Array<[string, string]> = [

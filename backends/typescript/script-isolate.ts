@@ -179,7 +179,7 @@ export class ScriptIsolate {
   }
 
   dispose(): void {
-    this.#break(Errors.unavailable(`model '${this.#spec.model}': the script's isolate was shut down`), false);
+    this.#break(Errors.scriptIsolateShutDown(this.#spec.model), false);
   }
 
   /**

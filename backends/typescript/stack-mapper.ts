@@ -3,7 +3,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ScriptBundle } from './bundle-script.js';
 
-export interface MappedStack {
+interface MappedStack {
   /** The stack with bundle positions replaced by source positions (file:line:col). */
   stack: string;
   /** The first frame in the model's own code ("1/model.ts:12:9"), when there is one. */

@@ -67,7 +67,7 @@ export class TypescriptInstance implements BackendInstance {
     if (!iso || iso.broken) return this.#isolate().then(() => this.execute(batch));
     const t0 = performance.now();
     const wire: WireRequest[] = new Array(batch.length);
-    for (let i = 0; i < batch.length; i++) wire[i] = this.#toWire(batch[i]);
+    for (let i = 0; i < batch.length; i++) wire[i] = this.#toWire(batch[i]!);
     const call = new BatchCall(this.#shape, iso, batch, t0, performance.now());
     let result;
     try {

@@ -38,7 +38,7 @@ async function measure(seconds: number, once: () => Promise<unknown>): Promise<R
     lat.push(performance.now() - t0);
   }
   lat.sort((a, b) => a - b);
-  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] * 1000;
+  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))]! * 1000;
   return { p50Us: at(0.5), p99Us: at(0.99), perSec: lat.length / seconds };
 }
 
@@ -59,7 +59,7 @@ async function warmCall(seconds: number, repo: string): Promise<Run> {
   let got = 0;
   const req: BackendRequest = {
     request: { model: 'echo', inputs: [x] }, batchSize: 1, signal,
-    send: (r) => { if (r && (r.outputs[0].data as Float32Array)[3] === 4) got++; },
+    send: (r) => { if (r && (r.outputs[0]!.data as Float32Array)[3] === 4) got++; },
     fail: (e) => { throw e; },
   };
   const batch = [req];

@@ -20,7 +20,7 @@ export async function runEnsembleBench(seconds = 2): Promise<string[]> {
   try {
     const x = createTensor('IN', 'FP32', [1, 4], [1, 2, 3, 4]);
     const pipeline = () => lastValueFrom(server.infer({ model: 'chain3', inputs: [x] }));
-    const step = async (t: Tensor) => (await lastValueFrom(server.infer({ model: 'ident', inputs: [t] }))).outputs[0];
+    const step = async (t: Tensor) => (await lastValueFrom(server.infer({ model: 'ident', inputs: [t] }))).outputs[0]!;
     const backToBack = async () => {
       let t: Tensor = { ...x, name: 'INPUT0' };
       for (let i = 0; i < 3; i++) t = { ...(await step(t)), name: 'INPUT0' };
@@ -37,7 +37,7 @@ export async function runEnsembleBench(seconds = 2): Promise<string[]> {
         ens.push(await closedLoop(seconds / rounds, c, pipeline));
         direct.push(await closedLoop(seconds / rounds, c, backToBack));
       }
-      const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const e = { p50Us: med(ens.map((x) => x.p50Us)), p99Us: med(ens.map((x) => x.p99Us)), perSec: med(ens.map((x) => x.perSec)) };
       const d = { p50Us: med(direct.map((x) => x.p50Us)), p99Us: med(direct.map((x) => x.p99Us)), perSec: med(direct.map((x) => x.perSec)) };
       const perStepUs = (e.p50Us - d.p50Us) / 3;

@@ -27,10 +27,10 @@ interface StepStat { requests: number; inferences: number; executions: number; q
 async function stats(url: string, model: string): Promise<StepStat> {
   type Duration = { count: number; ns: number };
   const res = await fetch(`${url}/v2/models/${model}/stats`);
-  const s = (await res.json() as { model_stats: { inference_count: number; execution_count: number; inference_stats: Record<string, Duration> }[] }).model_stats[0];
+  const s = (await res.json() as { model_stats: { inference_count: number; execution_count: number; inference_stats: Record<string, Duration> }[] }).model_stats[0]!;
   const ns = (k: string) => s.inference_stats[k]?.ns ?? 0;
   return {
-    requests: s.inference_stats.success.count, inferences: s.inference_count, executions: s.execution_count,
+    requests: s.inference_stats.success?.count ?? 0, inferences: s.inference_count, executions: s.execution_count,
     queueNs: ns('queue'), computeNs: ns('compute_input') + ns('compute_infer') + ns('compute_output'),
   };
 }
@@ -61,7 +61,7 @@ export async function runPipelinesBench(seconds = 2): Promise<PipelineReport[]> 
         c8: { requestsPerSecond: c8.perSec, p50Ms: c8.p50Us / 1000 },
         // statistics are cumulative: the c=1 phase is the difference of two snapshots
         steps: w.steps.map((model, i) => {
-          const d = (k: keyof StepStat) => after[i][k] - before[i][k];
+          const d = (k: keyof StepStat) => after[i]![k] - before[i]![k];
           const perReq = (ns: number) => ns / Math.max(d('requests'), 1) / 1e6;
           return { model, requests: d('requests'), items: d('inferences'), executions: d('executions'),
             queueMsPerRequest: perReq(d('queueNs')), computeMsPerRequest: perReq(d('computeNs')) };
@@ -91,6 +91,6 @@ export async function run(): Promise<object> {
   return { pipelines: reports };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   console.log(formatReports(await runPipelinesBench(Number(process.argv[2] ?? 2))));
 }

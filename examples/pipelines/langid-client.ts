@@ -12,12 +12,12 @@ export async function identifyLanguages(baseUrl: string, texts: string[], topK?:
     topK === undefined ? undefined : { top_k: topK });
   const langs = rows<string>(output(res, 'LANGUAGE'));
   const probs = rows<number>(output(res, 'PROBABILITY'));
-  return langs.map((row, i) => row.map((language, j) => ({ language, probability: probs[i][j] })));
+  return langs.map((row, i) => row.map((language, j) => ({ language, probability: probs[i]![j]! })));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const texts = process.argv.slice(2);
   if (texts.length === 0) texts.push('The weather is lovely today.', 'Il fait très beau aujourd\'hui.', 'Hoy hace muy buen tiempo.');
   const guesses = await identifyLanguages(defaultUrl(), texts);
-  texts.forEach((t, i) => console.log(`${t}\n  ${guesses[i].map((g) => `${g.language} ${g.probability.toFixed(3)}`).join('  ')}`));
+  texts.forEach((t, i) => console.log(`${t}\n  ${guesses[i]!.map((g) => `${g.language} ${g.probability.toFixed(3)}`).join('  ')}`));
 }

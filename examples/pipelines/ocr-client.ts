@@ -18,11 +18,11 @@ export async function readImages(baseUrl: string, images: Uint8Array[]): Promise
   const scores = rows<number>({ ...output(res, 'SCORES'), shape: [images.length, lines] });
   const boxes = output(res, 'BOXES').data as number[];
   return texts.map((row, i) => row
-    .map((t, j) => ({ text: t, score: scores[i][j], box: boxes.slice((i * lines + j) * 4, (i * lines + j + 1) * 4) as OcrLine['box'] }))
+    .map((t, j) => ({ text: t, score: scores[i]![j]!, box: boxes.slice((i * lines + j) * 4, (i * lines + j + 1) * 4) as OcrLine['box'] }))
     .filter((l) => l.score > 0));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const files = process.argv.slice(2);
   if (files.length === 0) {
     console.error('usage: node --import tsx examples/pipelines/ocr-client.ts <image.png|image.jpg> ...');
@@ -31,6 +31,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const results = await readImages(defaultUrl(), files.map((f) => new Uint8Array(readFileSync(f))));
   files.forEach((f, i) => {
     console.log(f);
-    for (const l of results[i]) console.log(`  ${l.score.toFixed(3)} [${l.box.map((v) => Math.round(v)).join(', ')}] ${l.text}`);
+    for (const l of results[i]!) console.log(`  ${l.score.toFixed(3)} [${l.box.map((v) => Math.round(v)).join(', ')}] ${l.text}`);
   });
 }

@@ -12,12 +12,12 @@ export async function classifySentiment(baseUrl: string, texts: string[]): Promi
   const res = await infer(baseUrl, 'sentiment', [{ name: 'TEXT', datatype: 'BYTES', shape: [texts.length, 1], data: texts }]);
   const labels = output(res, 'LABEL').data as string[];
   const scores = output(res, 'SCORE').data as number[];
-  return labels.map((label, i) => ({ label, score: scores[i] }));
+  return labels.map((label, i) => ({ label, score: scores[i]! }));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const texts = process.argv.slice(2);
   if (texts.length === 0) texts.push('What a wonderful, delightful film.', 'The service was terrible and the food was awful.');
   const results = await classifySentiment(defaultUrl(), texts);
-  texts.forEach((t, i) => console.log(`${results[i].label.padEnd(8)} ${results[i].score.toFixed(3)}  ${t}`));
+  texts.forEach((t, i) => console.log(`${results[i]!.label.padEnd(8)} ${results[i]!.score.toFixed(3)}  ${t}`));
 }

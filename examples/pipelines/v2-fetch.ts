@@ -66,7 +66,7 @@ export function output(res: V2Response, name: string): V2Output {
 /** Splits a flat row-major array into rows of the output's last dimension. */
 export function rows<T>(out: V2Output, data = out.data as T[]): T[][] {
   const width = out.shape[out.shape.length - 1] ?? 1;
-  return Array.from({ length: width ? data.length / width : out.shape[0] }, (_, i) => data.slice(i * width, (i + 1) * width));
+  return Array.from({ length: width ? data.length / width : out.shape[0] ?? 0 }, (_, i) => data.slice(i * width, (i + 1) * width));
 }
 
 export const defaultUrl = (): string => process.env.TRIBUTARY_URL ?? 'http://127.0.0.1:8000';

@@ -49,7 +49,7 @@ export async function runBuildSteps(steps: BuildStep[], stampFile: string, force
     const t0 = performance.now();
     const fp = fingerprint(step);
     if (!force && upToDate(stamps[step.name], fp)) {
-      results.push({ name: step.name, status: 'up-to-date', ms: performance.now() - t0, outputs: Object.keys(stamps[step.name].outputs) });
+      results.push({ name: step.name, status: 'up-to-date', ms: performance.now() - t0, outputs: Object.keys(stamps[step.name]!.outputs) });
       continue;
     }
     const outputs = await step.build();

@@ -11,8 +11,8 @@ export const LANGID_OUTPUT = 'PROBABILITIES';
 
 export function buildLangidMlp(options: { layers: never[] }): Uint8Array {
   const dense = readDenseLayers(options);
-  if (dense.length !== 2) throw new Error(`lande network: expected 2 dense layers, found ${dense.length}`);
   const [h, o] = dense;
+  if (dense.length !== 2 || !h || !o) throw new Error(`lande network: expected 2 dense layers, found ${dense.length}`);
   return encodeModel({
     name: 'lande_t50',
     doc: 'lande t50 language identifier (MIT, github.com/fabiospampinato/lande), converted by scripts/pipelines/langid-mlp.ts',

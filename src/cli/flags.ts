@@ -12,7 +12,7 @@ export function parseFlags(command: string, argv: readonly string[], options: Fl
     const r = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
     return { values: r.values as Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: r.positionals };
   } catch (e) {
-    throw Errors.invalidArg(`tributary ${command}: ${(e as Error).message.replace(/\. To specify a positional.*$/s, '')}; see 'tributary ${command} --help'`);
+    throw Errors.cliArgsInvalid(command, (e as Error).message.replace(/\. To specify a positional.*$/s, ''));
   }
 }
 
@@ -21,7 +21,7 @@ export function intFlag(name: string, v: unknown, fallback: number, min = 0, max
   const n = Number(v);
   if (String(v).trim() === '' || !Number.isInteger(n) || n < min || n > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
-    throw Errors.invalidArg(`--${name} expects an integer ${range}, got '${String(v)}'`);
+    throw Errors.cliFlagExpects(name, `an integer ${range}`, String(v));
   }
   return n;
 }
@@ -37,7 +37,7 @@ export function boolFlag(name: string, v: unknown, fallback: boolean): boolean {
   const s = String(v).toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(s)) return true;
   if (['0', 'false', 'no', 'off'].includes(s)) return false;
-  throw Errors.invalidArg(`--${name} expects true or false, got '${String(v)}'`);
+  throw Errors.cliFlagExpects(name, 'true or false', String(v));
 }
 
 export function listFlag(v: unknown): string[] {

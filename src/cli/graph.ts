@@ -6,7 +6,7 @@ import { readRepositoryConfigs } from '../repository/index.js';
 import { defaultBackends } from '../server/index.js';
 import { parseFlags, listFlag } from './flags.js';
 
-export const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>] [--format=mermaid|dot]
+const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>] [--format=mermaid|dot]
 
 Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT.
 `;
@@ -22,7 +22,7 @@ export async function graph(argv: readonly string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const format = String(values.format ?? 'mermaid');
-  if (format !== 'mermaid' && format !== 'dot') throw Errors.invalidArg(`--format must be mermaid or dot, got '${format}'`);
+  if (format !== 'mermaid' && format !== 'dot') throw Errors.cliFlagChoice('format', 'mermaid or dot', format);
   const repos = listFlag(values['model-repository']);
   const name = positionals[0]!;
   const registry = new BackendRegistry();
@@ -31,8 +31,8 @@ export async function graph(argv: readonly string[]): Promise<number> {
   // pipeline over config-less ONNX steps draws; only the pipeline's own problems are fatal here.
   const { configs, parsed: parsedByName } = await readRepositoryConfigs(repos.length ? repos : ['pipelines'], registry);
   const parsed = parsedByName.get(name);
-  if (!parsed) throw Errors.notFound(`model '${name}' is not in the repository, or its config cannot be read (see 'tributary validate')`);
-  if (!isEnsemble(parsed.config)) throw Errors.invalidArg(`model '${name}' is not a pipeline (no ensemble_scheduling / steps)`);
+  if (!parsed) throw Errors.graphModelNotFound(name);
+  if (!isEnsemble(parsed.config)) throw Errors.graphNotPipeline(name);
   const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path) => positionOf(parsed, path));
   if (!compiled.plan) {
     process.stderr.write(formatProblems(compiled.problems.map((p) => ({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity }))) + '\n');

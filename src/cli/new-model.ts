@@ -3,7 +3,7 @@ import { scaffoldModel } from '../../backends/typescript/index.js';
 import { Errors } from '../errors.js';
 import { listFlag, parseFlags } from './flags.js';
 
-export const NEW_MODEL_HELP = `Usage: tributary new-model <name> --backend typescript [--model-repository=<dir>]
+const NEW_MODEL_HELP = `Usage: tributary new-model <name> --backend typescript [--model-repository=<dir>]
 
 Create a working model directory (config.pbtxt, 1/model.ts, a sample request) in the repository
 (default: ./pipelines).
@@ -20,9 +20,9 @@ export async function newModel(argv: readonly string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const backend = String(values.backend ?? 'typescript');
-  if (backend !== 'typescript') throw Errors.invalidArg(`new-model: --backend '${backend}' has no scaffold; only 'typescript'`);
+  if (backend !== 'typescript') throw Errors.scaffoldBackend(backend);
   const name = positionals[0]!;
-  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw Errors.invalidArg(`new-model: '${name}' is not a valid model name (letters, digits, _ . -)`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw Errors.scaffoldName(name);
   const repo = listFlag(values['model-repository'])[0] ?? 'pipelines';
   const files = await scaffoldModel(join(repo, name), name);
   for (const f of files) process.stdout.write(`created ${f}\n`);

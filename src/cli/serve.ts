@@ -12,7 +12,7 @@ import { createServer } from '../server/index.js';
 import { boolFlag, intFlag, listFlag, parseFlags, portFlag, type FlagSpec } from './flags.js';
 import { Errors } from '../errors.js';
 
-export const SERVE_FLAGS: FlagSpec = {
+const SERVE_FLAGS: FlagSpec = {
   'model-repository': { type: 'string', multiple: true },
   'model-store': { type: 'string', multiple: true },
   'model-control-mode': { type: 'string' },
@@ -60,7 +60,7 @@ export const SERVE_FLAGS: FlagSpec = {
   help: { type: 'boolean', short: 'h' },
 };
 
-export const SERVE_HELP = `Usage: tributary serve --model-repository=<dir> [options]
+const SERVE_HELP = `Usage: tributary serve --model-repository=<dir> [options]
 
 Serve a model repository over HTTP (KServe v2 + Triton extensions), gRPC and Prometheus metrics.
 Flags follow tritonserver's names; each takes --flag=value or --flag value.
@@ -131,11 +131,11 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const repos = [...listFlag(f['model-repository']), ...listFlag(f['model-store'])];
-  if (repos.length === 0) throw Errors.invalidArg(`tributary serve: --model-repository is required; see 'tributary serve --help'`);
+  if (repos.length === 0) throw Errors.cliRepositoryRequired();
   const mode = String(f['model-control-mode'] ?? 'none');
-  if (!['none', 'explicit', 'poll'].includes(mode)) throw Errors.invalidArg(`--model-control-mode must be none, explicit or poll, got '${mode}'`);
+  if (!['none', 'explicit', 'poll'].includes(mode)) throw Errors.cliFlagChoice('model-control-mode', 'none, explicit or poll', mode);
   const format = String(f['log-format'] ?? 'default');
-  if (format !== 'default' && format !== 'ISO8601') throw Errors.invalidArg(`--log-format must be default or ISO8601, got '${format}'`);
+  if (format !== 'default' && format !== 'ISO8601') throw Errors.cliFlagChoice('log-format', 'default or ISO8601', format);
   if (f['log-file']) {
     const out = createWriteStream(String(f['log-file']), { flags: 'a' });
     setLogSink((line) => out.write(line + '\n'));
@@ -151,7 +151,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const metricsConfig: Record<string, string> = {};
   for (const kv of listFlag(f['metrics-config'])) {
     const i = kv.indexOf('=');
-    if (i <= 0) throw Errors.invalidArg(`--metrics-config expects key=value, got '${kv}'`);
+    if (i <= 0) throw Errors.cliFlagExpects('metrics-config', 'key=value', kv);
     metricsConfig[kv.slice(0, i)] = kv.slice(i + 1);
   }
   // Every flag is checked before any model loads, so a typo fails fast with exit 2.

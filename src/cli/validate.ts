@@ -4,7 +4,7 @@ import { validateRepository } from '../repository/index.js';
 import { defaultBackends } from '../server/index.js';
 import { boolFlag, parseFlags } from './flags.js';
 
-export const VALIDATE_HELP = `Usage: tributary validate <repository-dir>... [--strict-model-config=<bool>]
+const VALIDATE_HELP = `Usage: tributary validate <repository-dir>... [--strict-model-config=<bool>]
 
 Check every model of one or more repositories without serving them: configs parse and validate,
 model files agree with their configs, pipelines compile. Prints each problem as file:line:col and

@@ -9,7 +9,7 @@ export function inferResult(modelName: string, modelVersion: string, id: string,
     modelName, modelVersion, id, outputs, parameters,
     output(name: string): Tensor {
       for (const t of outputs) if (t.name === name) return t;
-      throw Errors.notFound(`the response of model '${modelName}' has no output '${name}' (it has ${outputs.map((t) => `'${t.name}'`).join(', ') || 'none'})`);
+      throw Errors.clientOutputMissing(modelName, name, outputs.map((t) => t.name));
     },
   };
 }

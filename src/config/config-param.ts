@@ -13,12 +13,6 @@ export function configParamInt(config: Pick<ModelConfig, 'parameters'>, key: str
   return Number.isFinite(n) ? Math.trunc(n) : fallback;
 }
 
-export function configParamBool(config: Pick<ModelConfig, 'parameters'>, key: string, fallback: boolean): boolean {
-  const v = configParam(config, key);
-  if (v === undefined) return fallback;
-  return /^(1|true|yes|on)$/i.test(v.trim());
-}
-
 /** Is this an ensemble (pipeline) model? */
 export function isEnsemble(config: Pick<ModelConfig, 'platform' | 'ensemble_scheduling'>): boolean {
   return config.platform === 'ensemble' || config.ensemble_scheduling !== undefined;

@@ -27,8 +27,3 @@ export interface ParsedConfig {
 export function formatProblems(problems: readonly ConfigProblem[]): string {
   return problems.map((p) => `${p.file}:${p.line}:${p.col}: ${p.severity}: ${p.message}`).join('\n');
 }
-
-/** True when any problem is an error (warnings alone do not fail a load). */
-export function hasErrors(problems: readonly ConfigProblem[]): boolean {
-  return problems.some((p) => p.severity === 'error');
-}

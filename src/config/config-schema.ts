@@ -158,7 +158,7 @@ export const ENSEMBLE_STEP = msg('ModelEnsembling.Step', {
 });
 const ENSEMBLING = msg('ModelEnsembling', { step: list(m(ENSEMBLE_STEP)), max_inflight_requests: f('uint32'), max_inflight_responses: f('uint32') });
 
-export const MODEL_PARAMETER = msg('ModelParameter', { string_value: f('string') });
+const MODEL_PARAMETER = msg('ModelParameter', { string_value: f('string') });
 
 const WARMUP = msg('ModelWarmup', {
   name: f('string'), batch_size: f('uint32'),

@@ -209,7 +209,7 @@ function putMapValue(target: Obj, key: string, node: SyntaxNode, pos: SourcePosi
   if (v !== undefined) target[key] = v;
 }
 
-export function convertValue(node: SyntaxNode, type: FieldType, path: string, ctx: ConvertContext): unknown {
+function convertValue(node: SyntaxNode, type: FieldType, path: string, ctx: ConvertContext): unknown {
   if (type.kind === 'message') return convertMessage(node, type.message, path, ctx);
   if (type.kind === 'enum') return convertEnum(node, type.enum, path, ctx);
   return convertScalar(node, type.kind, path, ctx);
@@ -243,7 +243,7 @@ const KIND_TEXT: Record<ScalarKind, string> = {
   int64: 'an int64', uint64: 'a uint64 (integer >= 0)', float: 'a number', double: 'a number',
 };
 
-export function convertScalar(node: SyntaxNode, kind: ScalarKind, path: string, ctx: ConvertContext): string | number | boolean | undefined {
+function convertScalar(node: SyntaxNode, kind: ScalarKind, path: string, ctx: ConvertContext): string | number | boolean | undefined {
   const bad = (extra = '') => {
     problem(ctx, node.pos, path, `expected ${KIND_TEXT[kind]}, got ${describe(node)}${extra}`);
     return undefined;
@@ -280,7 +280,7 @@ function toNumber(node: ScalarNode, format: SourceFormat): number | undefined {
   if (node.style === 'plain' && typeof node.value === 'number') return node.value;
   if (node.style === 'ident') {
     const m = /^(-?)(inf|infinity|nan)$/i.exec(node.text);
-    if (m) return m[2].toLowerCase() === 'nan' ? NaN : m[1] ? -Infinity : Infinity;
+    if (m) return m[2]!.toLowerCase() === 'nan' ? NaN : m[1] ? -Infinity : Infinity;
   }
   // Protobuf JSON writes 64-bit integers as strings ("max_queue_delay_microseconds": "100").
   if (node.style === 'string' && (format === 'json' || format === 'object')) {

@@ -9,7 +9,7 @@ import type { ConfigDataType } from '../tensor/index.js';
 
 export type { ConfigDataType };
 
-export interface ModelTensorReshape { shape: number[] }
+interface ModelTensorReshape { shape: number[] }
 
 export interface ModelInput {
   name: string;
@@ -33,18 +33,18 @@ export interface ModelOutput {
   is_non_linear_format_io?: boolean;
 }
 
-export type BatchInputKind =
+type BatchInputKind =
   | 'BATCH_ELEMENT_COUNT' | 'BATCH_ACCUMULATED_ELEMENT_COUNT' | 'BATCH_ACCUMULATED_ELEMENT_COUNT_WITH_ZERO'
   | 'BATCH_MAX_ELEMENT_COUNT_AS_SHAPE' | 'BATCH_ITEM_SHAPE' | 'BATCH_ITEM_SHAPE_FLATTEN';
 
-export interface BatchInput {
+interface BatchInput {
   kind: BatchInputKind;
   target_name: string[];
   data_type: ConfigDataType;
   source_input: string[];
 }
 
-export interface BatchOutput {
+interface BatchOutput {
   target_name: string[];
   kind: 'BATCH_SCATTER_WITH_INPUT_SHAPE';
   source_input: string[];
@@ -56,7 +56,7 @@ export interface ModelVersionPolicy {
   specific?: { versions: number[] };
 }
 
-export type InstanceKind = 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
+type InstanceKind = 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
 
 export interface ModelInstanceGroup {
   name: string;
@@ -70,7 +70,7 @@ export interface ModelInstanceGroup {
   secondary_devices?: { kind: 'KIND_NVDLA'; device_id: number }[];
 }
 
-export type TimeoutAction = 'REJECT' | 'DELAY';
+type TimeoutAction = 'REJECT' | 'DELAY';
 
 export interface ModelQueuePolicy {
   timeout_action: TimeoutAction;
@@ -89,7 +89,7 @@ export interface ModelDynamicBatching {
   priority_queue_policy: Record<string, ModelQueuePolicy>;
 }
 
-export type ControlKind =
+type ControlKind =
   | 'CONTROL_SEQUENCE_START' | 'CONTROL_SEQUENCE_READY' | 'CONTROL_SEQUENCE_END' | 'CONTROL_SEQUENCE_CORRID';
 
 export interface SequenceControl {
@@ -105,7 +105,7 @@ export interface SequenceControlInput {
   control: SequenceControl[];
 }
 
-export interface SequenceInitialState {
+interface SequenceInitialState {
   data_type: ConfigDataType;
   dims: number[];
   zero_data?: boolean;
@@ -123,12 +123,12 @@ export interface SequenceState {
   use_growable_memory?: boolean;
 }
 
-export interface SequenceStrategyDirect {
+interface SequenceStrategyDirect {
   max_queue_delay_microseconds: number;
   minimum_slot_utilization: number;
 }
 
-export interface SequenceStrategyOldest {
+interface SequenceStrategyOldest {
   max_candidate_sequences: number;
   preferred_batch_size: number[];
   max_queue_delay_microseconds: number;
@@ -144,7 +144,7 @@ export interface ModelSequenceBatching {
   iterative_sequence?: boolean;
 }
 
-export interface EnsembleStep {
+interface EnsembleStep {
   model_name: string;
   model_version: number;
   input_map: Record<string, string>;
@@ -152,16 +152,16 @@ export interface EnsembleStep {
   model_namespace?: string;
 }
 
-export interface ModelEnsembling {
+interface ModelEnsembling {
   step: EnsembleStep[];
   max_inflight_requests?: number;
   /** model_config.proto's name for the in-flight bound (0 = unlimited). */
   max_inflight_responses?: number;
 }
 
-export interface ModelParameter { string_value: string }
+interface ModelParameter { string_value: string }
 
-export interface ModelWarmupInput {
+interface ModelWarmupInput {
   data_type: ConfigDataType;
   dims: number[];
   zero_data?: boolean;
@@ -169,27 +169,27 @@ export interface ModelWarmupInput {
   input_data_file?: string;
 }
 
-export interface ModelWarmup {
+interface ModelWarmup {
   name: string;
   batch_size: number;
   inputs: Record<string, ModelWarmupInput>;
   count: number;
 }
 
-export interface ExecutionAccelerator {
+interface ExecutionAccelerator {
   name: string;
   parameters: Record<string, string>;
 }
 
-export interface CudaGraphShape { dim: number[] }
+interface CudaGraphShape { dim: number[] }
 
-export interface CudaGraphSpec {
+interface CudaGraphSpec {
   batch_size: number;
   input: Record<string, CudaGraphShape>;
   graph_lower_bound?: { batch_size: number; input: Record<string, CudaGraphShape> };
 }
 
-export interface ModelOptimizationPolicy {
+interface ModelOptimizationPolicy {
   priority?: 'PRIORITY_DEFAULT' | 'PRIORITY_MAX' | 'PRIORITY_MIN';
   graph?: { level: number };
   cuda?: { graphs?: boolean; busy_wait_events?: boolean; output_copy_stream?: boolean; graph_spec?: CudaGraphSpec[] };
@@ -203,13 +203,13 @@ export interface ModelOptimizationPolicy {
   eager_batching?: boolean;
 }
 
-export interface ModelTransactionPolicy { decoupled: boolean }
+interface ModelTransactionPolicy { decoupled: boolean }
 
-export interface ModelResponseCache { enable: boolean }
+interface ModelResponseCache { enable: boolean }
 
-export interface ModelRepositoryAgents { agents: { name: string; parameters: Record<string, string> }[] }
+interface ModelRepositoryAgents { agents: { name: string; parameters: Record<string, string> }[] }
 
-export interface ModelMetrics {
+interface ModelMetrics {
   metric_control: { metric_identifier: { family: string }; histogram_options?: { buckets: number[] } }[];
 }
 

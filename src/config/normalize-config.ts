@@ -11,7 +11,7 @@ import type { ModelConfig } from './model-config.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Rec = Record<string, any>;
 
-export interface NormalizeOptions {
+interface NormalizeOptions {
   /** Model name (the directory name) used when the config has none. */
   name?: string;
   /** What KIND_AUTO instance groups become; this server runs on CPU unless told otherwise. */
@@ -19,7 +19,7 @@ export interface NormalizeOptions {
 }
 
 /** Microseconds a sequence may idle before it is released (Triton's default). */
-export const SEQUENCE_IDLE_DEFAULT_MICROSECONDS = 1_000_000;
+const SEQUENCE_IDLE_DEFAULT_MICROSECONDS = 1_000_000;
 
 const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Rec) } : {});
 const arr = (v: unknown): any[] => (Array.isArray(v) ? [...v] : []);

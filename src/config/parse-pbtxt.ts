@@ -34,8 +34,9 @@ class Parser {
   private i = 0;
   constructor(private readonly tokens: Token[]) {}
 
-  private peek(): Token { return this.tokens[this.i]; }
-  private next(): Token { return this.tokens[this.i++]; }
+  // tokenize() always ends the list with 'eof', and body() stops there, so `i` never runs past it.
+  private peek(): Token { return this.tokens[this.i]!; }
+  private next(): Token { return this.tokens[this.i++]!; }
   private isPunct(text: string): boolean {
     const t = this.peek();
     return t.kind === 'punct' && t.text === text;
@@ -78,7 +79,7 @@ class Parser {
     if (t.kind === 'punct' && (t.text === '{' || t.text === '<')) {
       this.next();
       const node: ObjectNode = { type: 'object', style: 'message', entries: [], pos: t.pos };
-      this.body(node.entries, { close: CLOSE[t.text], field, at: t });
+      this.body(node.entries, { close: CLOSE[t.text]!, field, at: t });
       return node;
     }
     if (t.kind === 'punct' && t.text === '[') return this.list(field);

@@ -18,7 +18,7 @@ export function parseYaml(text: string, file: string, format: 'yaml' | 'json'): 
   const at = (offset: number): SourcePosition => lineCounter.linePos(offset);
   for (const e of [...doc.errors, ...doc.warnings]) {
     const pos = at(e.pos[0]);
-    const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     problems.push({ file, ...pos, path: '', message: `${format} ${e.name === 'YAMLWarning' ? 'warning' : 'syntax error'}: ${message}`,
       severity: e.name === 'YAMLWarning' ? 'warning' : 'error' });
   }

@@ -5,7 +5,7 @@
  */
 import type { SourcePosition } from './config-problem.js';
 
-export type TokenKind = 'ident' | 'number' | 'string' | 'punct' | 'eof';
+type TokenKind = 'ident' | 'number' | 'string' | 'punct' | 'eof';
 
 export interface Token {
   readonly kind: TokenKind;
@@ -37,7 +37,7 @@ export function tokenize(src: string): Token[] {
   const here = (at = i): SourcePosition => ({ line, col: at - lineStart + 1 });
 
   while (i < src.length) {
-    const c = src[i];
+    const c = src[i]!;
     if (c === '\n') { i++; line++; lineStart = i; continue; }
     if (c === ' ' || c === '\t' || c === '\r' || c === '\f' || c === '\v') { i++; continue; }
     if (c === '#') { while (i < src.length && src[i] !== '\n') i++; continue; }
@@ -49,7 +49,7 @@ export function tokenize(src: string): Token[] {
     if (PUNCT.has(c)) { tokens.push({ kind: 'punct', text: c, pos: start }); i++; continue; }
     if (/[A-Za-z_]/.test(c)) {
       let j = i + 1;
-      while (j < src.length && /[A-Za-z0-9_.]/.test(src[j])) j++;
+      while (j < src.length && /[A-Za-z0-9_.]/.test(src[j]!)) j++;
       tokens.push({ kind: 'ident', text: src.slice(i, j), pos: start });
       i = j;
       continue;
@@ -60,7 +60,7 @@ export function tokenize(src: string): Token[] {
       const after = src[i + text.length] ?? '';
       if (text === '' || text === '.' || /[A-Za-z0-9_]/.test(after)) {
         let j = i;
-        while (j < src.length && /[A-Za-z0-9_.]/.test(src[j])) j++;
+        while (j < src.length && /[A-Za-z0-9_.]/.test(src[j]!)) j++;
         throw new PbtxtSyntaxError(start, `invalid number '${src.slice(i, j)}'`);
       }
       tokens.push({ kind: 'number', text, value: numberValue(text), pos: start });
@@ -99,7 +99,7 @@ function readString(src: string, i: number, start: SourcePosition, emit: (s: str
     }
     const e = src[j + 1];
     if (e === undefined || e === '\n') throw new PbtxtSyntaxError(start, 'unterminated string: backslash at end of line');
-    if (e in SIMPLE_ESCAPES) { bytes.push(SIMPLE_ESCAPES[e]); j += 2; continue; }
+    if (e in SIMPLE_ESCAPES) { bytes.push(SIMPLE_ESCAPES[e]!); j += 2; continue; }
     if (/[0-7]/.test(e)) {
       const m = /^[0-7]{1,3}/.exec(src.slice(j + 1, j + 4))![0];
       bytes.push(parseInt(m, 8) & 0xff);

@@ -18,7 +18,7 @@ export function desugarSteps(tree: SyntaxNode, file: string, problems: ConfigPro
   if (tree.type !== 'object') return tree;
   const stepsAt = tree.entries.findIndex((e) => e.key === 'steps');
   if (stepsAt < 0) return tree;
-  const steps = tree.entries[stepsAt];
+  const steps = tree.entries[stepsAt]!;
   const explicit = tree.entries.find((e) => e.key === 'ensemble_scheduling');
   if (explicit) {
     problems.push({ file, ...steps.keyPos, path: 'steps', severity: 'error',

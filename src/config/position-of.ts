@@ -13,7 +13,7 @@ export function positionOf(parsed: Pick<ParsedConfig, 'file' | 'positions'>, pat
 }
 
 /** `a.b[2]` -> `a.b`, `a.b` -> `a`, `a` -> '' (the whole file), '' -> undefined. */
-export function parentPath(path: string): string | undefined {
+function parentPath(path: string): string | undefined {
   if (path === '') return undefined;
   const m = /\[\d+\]$/.exec(path);
   if (m) return path.slice(0, m.index);

@@ -12,7 +12,7 @@ import type { SourcePosition } from './config-problem.js';
  * - `bool`/`null`: typed JSON/YAML literals;
  * - `plain`: an unquoted YAML scalar, i.e. untyped text that YAML also resolved to `value`.
  */
-export type ScalarStyle = 'string' | 'ident' | 'number' | 'bool' | 'null' | 'plain';
+type ScalarStyle = 'string' | 'ident' | 'number' | 'bool' | 'null' | 'plain';
 
 export interface ScalarNode {
   readonly type: 'scalar';
@@ -22,7 +22,7 @@ export interface ScalarNode {
   readonly pos: SourcePosition;
 }
 
-export interface ListNode {
+interface ListNode {
   readonly type: 'list';
   readonly items: SyntaxNode[];
   readonly pos: SourcePosition;
@@ -47,7 +47,7 @@ export interface ObjectNode {
 
 export type SyntaxNode = ScalarNode | ListNode | ObjectNode;
 
-export const START: SourcePosition = Object.freeze({ line: 1, col: 1 });
+const START: SourcePosition = Object.freeze({ line: 1, col: 1 });
 
 /** A plain JavaScript value (already-parsed JSON) as a tree; every position is 1:1. */
 export function treeFromValue(v: unknown): SyntaxNode {

@@ -5,7 +5,7 @@ import type { ModelQueuePolicy, SequenceControl } from './model-config.js';
 export function validateScheduling(r: ConfigReporter): void {
   const c = r.config;
   const set = (['dynamic_batching', 'sequence_batching', 'ensemble_scheduling'] as const).filter((k) => c[k] !== undefined);
-  if (set.length > 1) r.error(set[1], `only one of dynamic_batching, sequence_batching and ensemble_scheduling may be set, got ${set.join(' and ')}`);
+  if (set.length > 1) r.error(set[1]!, `only one of dynamic_batching, sequence_batching and ensemble_scheduling may be set, got ${set.join(' and ')}`);
   dynamicBatching(r);
   sequenceBatching(r);
   ensemble(r);
@@ -101,7 +101,7 @@ function control(r: ConfigReporter, at: string, c: SequenceControl): void {
   }
   if (given.length === 0) r.error(at, `${at}: ${c.kind} must specify one of int32_false_true, fp32_false_true or bool_false_true`);
   else if (given.length > 1) r.error(`${at}.${given[1]}`, `${at}: ${c.kind} must specify only one of int32_false_true, fp32_false_true and bool_false_true`);
-  else if (c[given[0]]!.length !== 2) r.error(`${at}.${given[0]}`, `${at}: ${given[0]} must have exactly 2 entries (false value, true value), got ${c[given[0]]!.length}`);
+  else if (c[given[0]!]!.length !== 2) r.error(`${at}.${given[0]}`, `${at}: ${given[0]} must have exactly 2 entries (false value, true value), got ${c[given[0]!]!.length}`);
 }
 
 function ensemble(r: ConfigReporter): void {

@@ -95,7 +95,7 @@ class PlanRun {
       this.#fire(step, scope);
     }
     const kids = scope.children;
-    if (kids) for (let i = 0; i < kids.length && !this.#closed; i++) this.#visitStep(step, kids[i], true);
+    if (kids) for (let i = 0; i < kids.length && !this.#closed; i++) this.#visitStep(step, kids[i]!, true);
   }
 
   #visitSink(scope: TensorScope, mustOwn: boolean): void {
@@ -114,7 +114,7 @@ class PlanRun {
       }
     }
     const kids = scope.children;
-    if (kids) for (let i = 0; i < kids.length && !this.#closed; i++) this.#visitSink(kids[i], true);
+    if (kids) for (let i = 0; i < kids.length && !this.#closed; i++) this.#visitSink(kids[i]!, true);
   }
 
   #fire(step: PlanStep, scope: TensorScope): void {
@@ -186,7 +186,7 @@ class PlanRun {
       if (!consumers) continue;
       for (const pos of consumers) {
         if (this.#closed) return;
-        this.#visitStep(this.#plan.steps[pos], target, false);
+        this.#visitStep(this.#plan.steps[pos]!, target, false);
       }
     }
     if (feedsSink && !this.#closed) this.#visitSink(target, false);

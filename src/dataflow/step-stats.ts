@@ -15,18 +15,19 @@ export class StepStats {
   constructor(plan: PipelinePlan) {
     this.#byPosition = plan.steps.map((s) => ({ step: s.name, model: s.model, version: s.version, count: 0, ns: 0, fail: 0 }));
     // Reported in config order, the order users wrote the steps in.
-    this.#steps = [...plan.steps].sort((a, b) => a.configIndex - b.configIndex).map((s) => this.#byPosition[s.position]);
+    this.#steps = [...plan.steps].sort((a, b) => a.configIndex - b.configIndex).map((s) => this.#byPosition[s.position]!);
   }
 
+  // `position` is a PlanStep's, its index in plan.steps, which #byPosition mirrors.
   success(position: number, ns: number, version?: string): void {
-    const s = this.#byPosition[position];
+    const s = this.#byPosition[position]!;
     s.count++;
     s.ns += Math.round(ns);
     if (version) s.version = version;
   }
 
   failure(position: number): void {
-    this.#byPosition[position].fail++;
+    this.#byPosition[position]!.fail++;
   }
 
   wall(ns: number): void {

@@ -1,7 +1,6 @@
 export { createDataPlane } from './data-plane.js';
-export type { DataPlane, DataPlaneOptions, LoadParameters } from './data-plane.js';
+export type { DataPlane, LoadParameters } from './data-plane.js';
 export type { LoadParameterValue } from './load-parameters.js';
 export type { SettingsPatch } from './setting-value.js';
 export { createTraceSettings, TRACE_DEFAULTS } from './trace-settings.js';
-export type { SharedMemoryRegions } from './shared-memory-regions.js';
 export { parseBoundedJsonBytes } from './bounded-json.js';

@@ -6,7 +6,7 @@
  */
 import { Errors } from '../errors.js';
 
-export interface SharedMemoryRegionStatus { name: string; key: string; offset: number; byte_size: number }
+interface SharedMemoryRegionStatus { name: string; key: string; offset: number; byte_size: number }
 
 /** What the data plane needs of a registry (src/frontend/shm implements it, over /dev/shm). */
 export interface SharedMemoryRegions {

@@ -21,7 +21,7 @@ const KNOWN = ['counter_latencies', 'summary_latencies', 'summary_quantiles', 'h
 function bool(key: string, v: string): boolean {
   if (v === 'true') return true;
   if (v === 'false') return false;
-  throw Errors.badRequest(`--metrics-config ${key}=${v}: expected true or false`);
+  throw Errors.metricsConfigInvalid(`${key}=${v}`, 'expected true or false');
 }
 
 export function parseMetricsConfig(config: Record<string, string> = {}): MetricsConfig {
@@ -42,7 +42,7 @@ export function parseMetricsConfig(config: Record<string, string> = {}): Metrics
         out.summaryQuantiles = v.split(',').map((pair) => {
           const [q, e] = pair.split(':').map(Number);
           if (!(q! > 0 && q! < 1) || !(e! >= 0 && e! < 1)) {
-            throw Errors.badRequest(`--metrics-config summary_quantiles: '${pair}' must be <quantile in (0,1)>:<error in [0,1)>`);
+            throw Errors.metricsConfigInvalid('summary_quantiles', `'${pair}' must be <quantile in (0,1)>:<error in [0,1)>`);
           }
           return { quantile: q!, error: e! };
         });
@@ -50,18 +50,18 @@ export function parseMetricsConfig(config: Record<string, string> = {}): Metrics
       case 'histogram_buckets':
         out.histogramBucketsMs = v.split(',').map((b) => {
           const n = Number(b);
-          if (!Number.isFinite(n) || n <= 0) throw Errors.badRequest(`--metrics-config histogram_buckets: '${b}' is not a positive number`);
+          if (!Number.isFinite(n) || n <= 0) throw Errors.metricsConfigInvalid('histogram_buckets', `'${b}' is not a positive number`);
           return n;
         });
         break;
       case 'summary_max_age_seconds': {
         const n = Number(v);
-        if (!Number.isFinite(n) || n <= 0) throw Errors.badRequest(`--metrics-config summary_max_age_seconds: '${v}' is not a positive number`);
+        if (!Number.isFinite(n) || n <= 0) throw Errors.metricsConfigInvalid('summary_max_age_seconds', `'${v}' is not a positive number`);
         out.summaryMaxAgeSeconds = n;
         break;
       }
       default:
-        throw Errors.badRequest(`--metrics-config: unknown setting '${key}'; known: ${KNOWN.join(', ')}`);
+        throw Errors.metricsConfigUnknown(key, KNOWN);
     }
   }
   return out;

@@ -6,14 +6,14 @@ import { createInferenceListener } from './inference-metrics.js';
 import { parseMetricsConfig } from './metrics-config.js';
 import { registerSystemMetrics } from './system-metrics.js';
 
-export interface Metrics {
+interface Metrics {
   registry: Registry;
   /** Stop listening to the server. */
   detach(): void;
 }
 
 /** A fresh registry (never prom-client's global one) fed by `server`'s listener records. */
-export function createMetrics(server: Server, config?: Record<string, string>): Metrics {
+function createMetrics(server: Server, config?: Record<string, string>): Metrics {
   const registry = new Registry();
   registerSystemMetrics(registry);
   const detach = server.addListener(createInferenceListener(registry, parseMetricsConfig(config)));

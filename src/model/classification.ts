@@ -7,9 +7,9 @@ import type { Tensor, TypedArray } from '../tensor/index.js';
  */
 export function classify(t: Tensor, k: number, batched: boolean, labels?: readonly string[]): Tensor {
   if (t.datatype === 'BYTES' || t.datatype === 'FP16' || t.datatype === 'BF16') {
-    throw Errors.badRequest(`output '${t.name}': classification needs a numeric output, got ${t.datatype}`);
+    throw Errors.classificationDatatype(t.name, t.datatype);
   }
-  if (!Number.isInteger(k) || k < 1) throw Errors.badRequest(`output '${t.name}': classification count must be a positive integer, got ${k}`);
+  if (!Number.isInteger(k) || k < 1) throw Errors.classificationCount(t.name, k);
   const data = t.data as TypedArray;
   const rows = batched ? (t.shape[0] ?? 1) : 1;
   const per = rows === 0 ? 0 : data.length / rows;

@@ -1,9 +1,6 @@
 export { Model } from './model.js';
-export type { ModelOptions } from './model.js';
 export { StatsCollector } from './stats-collector.js';
 export { modelMetadata } from './metadata.js';
 export type { ModelMetadata, TensorMetadata } from './metadata.js';
 export { runWarmup } from './warmup.js';
-export { classify } from './classification.js';
-export { validateRequest } from './validate-request.js';
 export * from './statistics.js';

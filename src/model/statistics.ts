@@ -21,7 +21,7 @@ export interface InferBatchStatistics {
   compute_output: StatDuration;
 }
 
-export interface InferResponseStatistics {
+interface InferResponseStatistics {
   compute_infer: StatDuration;
   compute_output: StatDuration;
   success: StatDuration;

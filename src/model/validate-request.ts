@@ -25,7 +25,7 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
   for (const t of request.inputs) {
     const spec = inputsByName.get(t.name);
     if (!spec) throw Errors.inputUnknown(model, t.name, [...inputsByName.keys()]);
-    if (seen.has(t.name)) throw Errors.badRequest(`model '${model}': input '${t.name}' is given more than once`);
+    if (seen.has(t.name)) throw Errors.inputDuplicate(model, t.name);
     seen.add(t.name);
     const expected = fromConfigType(spec.data_type);
     if (expected !== t.datatype) throw Errors.datatypeMismatch(model, t.name, expected ?? spec.data_type, t.datatype);
@@ -35,7 +35,7 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
       const rows = shape[0]!;
       if (batchSize === -1) batchSize = rows;
       else if (rows !== batchSize) {
-        throw Errors.badRequest(`model '${model}': input '${t.name}' batch size ${rows} does not match ${batchSize} of the other inputs`);
+        throw Errors.inputBatchMismatch(model, t.name, rows, batchSize);
       }
       if (rows < 1 || rows > config.max_batch_size) throw Errors.batchTooLarge(model, rows, config.max_batch_size);
       shape = shape.slice(1);

@@ -1,7 +1,9 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ModelConfig } from '../config/index.js';
 import { Errors } from '../errors.js';
-import { STORAGE, createTensor, elementCount, fromConfigType, tensorFromBytes, type Tensor, type TypedArray } from '../tensor/index.js';
+import {
+  STORAGE, copyElements, createTensor, elementCount, fromConfigType, isBigIntArray, tensorFromBytes, type Tensor, type TypedArray,
+} from '../tensor/index.js';
 import type { Model } from './model.js';
 
 /**
@@ -27,7 +29,8 @@ export async function runWarmup(model: Model, config: ModelConfig, inputFile: (f
           const one = tensorFromBytes(name, dt, spec.dims, bytes.slice());
           const Ctor = STORAGE[dt];
           const data = new Ctor(n) as TypedArray;
-          for (let r = 0; r < Math.max(1, batch); r++) (data as unknown as { set(a: unknown, o: number): void }).set(one.data, r * (one.data as TypedArray).length);
+          const row = one.data as TypedArray;
+          for (let r = 0; r < Math.max(1, batch); r++) copyElements(data, row, r * row.length);
           inputs.push(createTensor(name, dt, shape, data));
         }
       } else if (dt === 'BYTES') {
@@ -38,7 +41,8 @@ export async function runWarmup(model: Model, config: ModelConfig, inputFile: (f
         if (spec.random_data) {
           for (let i = 0; i < n; i++) {
             const v = dt === 'BOOL' ? Math.round(Math.random()) : Math.floor(Math.random() * 100);
-            (data as unknown as unknown[])[i] = data instanceof BigInt64Array || data instanceof BigUint64Array ? BigInt(v) : v;
+            if (isBigIntArray(data)) data[i] = BigInt(v);
+            else data[i] = v;
           }
         }
         inputs.push(createTensor(name, dt, shape, data));

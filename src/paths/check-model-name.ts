@@ -1,10 +1,10 @@
 import { Errors } from '../errors.js';
 
 /** Triton's limit: a model name is a directory name, so at most one file-name component (255 bytes). */
-export const MAX_NAME_BYTES = 255;
+const MAX_NAME_BYTES = 255;
 
 /** Why `name` cannot name a model directory, or undefined when it can (Triton's naming rules). */
-export function modelNameProblem(name: string): string | undefined {
+function modelNameProblem(name: string): string | undefined {
   if (typeof name !== 'string' || name.length === 0) return 'it is empty';
   if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return `it is longer than ${MAX_NAME_BYTES} bytes`;
   if (name === '.' || name === '..') return `'${name}' is not a directory name`;

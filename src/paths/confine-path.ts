@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Errors } from '../errors.js';
 
 /** Longest relative name we accept; past this the OS answers ENAMETOOLONG with the full path. */
-export const MAX_RELATIVE_PATH_BYTES = 1024;
+const MAX_RELATIVE_PATH_BYTES = 1024;
 /** Longest single component (Linux NAME_MAX). */
 const MAX_COMPONENT_BYTES = 255;
 

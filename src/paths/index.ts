@@ -1,5 +1,4 @@
-export { checkModelName, modelNameProblem, MAX_NAME_BYTES } from './check-model-name.js';
+export { checkModelName } from './check-model-name.js';
 export {
-  confinePath, confinePathSync, confineAbsolute, confineAbsoluteSync, isInside, relativeNameProblem, MAX_RELATIVE_PATH_BYTES,
-  type ConfineOptions,
+  confinePath, confinePathSync, confineAbsolute, confineAbsoluteSync, isInside, relativeNameProblem,
 } from './confine-path.js';

@@ -4,7 +4,7 @@ import type { PipelineContext, Producer } from './pipeline-context.js';
 import { describeProducer, q, where } from './pipeline-context.js';
 
 function producerPath(ctx: PipelineContext, p: Producer): string {
-  return p.kind === 'input' ? `input[${p.index}]` : `${ctx.steps[p.step].path}.output_map.${p.key}`;
+  return p.kind === 'input' ? `input[${p.index}]` : `${ctx.steps[p.step]!.path}.output_map.${p.key}`;
 }
 
 /**
@@ -20,7 +20,7 @@ export function checkTensorFlow(ctx: PipelineContext, g: PipelineGraph): void {
       if (c.kind === 'output') {
         sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is never produced; map some step's output to it in output_map`);
       } else {
-        const s = ctx.steps[c.step];
+        const s = ctx.steps[c.step]!;
         sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} reads tensor ${q(tensor)}, which is neither a pipeline input nor any step's output`);
       }
     }
@@ -28,7 +28,7 @@ export function checkTensorFlow(ctx: PipelineContext, g: PipelineGraph): void {
   for (const [tensor, producers] of ctx.producers) {
     if (producers.length < 2) continue;
     const names = producers.map((p) => describeProducer(ctx, p)).join(' and ');
-    sink.error(producerPath(ctx, producers[producers.length - 1]), `${where(ctx)}: tensor ${q(tensor)} is produced more than once (by ${names}); each tensor needs exactly one producer`);
+    sink.error(producerPath(ctx, producers[producers.length - 1]!), `${where(ctx)}: tensor ${q(tensor)} is produced more than once (by ${names}); each tensor needs exactly one producer`);
   }
 
   const contributing = stepsReachingOutputs(ctx, g);

@@ -16,13 +16,13 @@ function typeOf(model: ModelConfig, t: { data_type: string; dims: number[] } | u
 
 function producerType(ctx: PipelineContext, p: Producer): TensorType | undefined {
   if (p.kind === 'input') return typeOf(ctx.config, ctx.config.input[p.index]);
-  const m = ctx.steps[p.step].config;
+  const m = ctx.steps[p.step]!.config;
   return m && typeOf(m, m.output.find((o) => o.name === p.key));
 }
 
 function consumerType(ctx: PipelineContext, c: Consumer): TensorType | undefined {
   if (c.kind === 'output') return typeOf(ctx.config, ctx.config.output[c.index]);
-  const m = ctx.steps[c.step].config;
+  const m = ctx.steps[c.step]!.config;
   return m && typeOf(m, m.input.find((i) => i.name === c.key));
 }
 
@@ -36,7 +36,7 @@ export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<nu
   for (const [tensor, consumers] of ctx.consumers) {
     const producers = ctx.producers.get(tensor) ?? [];
     if (producers.length !== 1) continue;
-    const p = producers[0];
+    const p = producers[0]!;
     if (p.kind === 'step' && skipSteps.has(p.step)) continue;
     const made = producerType(ctx, p);
     if (!made) continue;
@@ -50,7 +50,7 @@ export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<nu
       if (c.kind === 'output') {
         ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what} differ)`);
       } else {
-        const s = ctx.steps[c.step];
+        const s = ctx.steps[c.step]!;
         ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what} differ)`);
       }
     }

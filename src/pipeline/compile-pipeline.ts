@@ -36,8 +36,10 @@ export function compilePipeline(config: ModelConfig, resolve: Resolve, locate?: 
   checkTensorFlow(ctx, g);
   checkTensorTypes(ctx, badBatch);
   for (const cycle of findStepCycles(g)) {
-    const names = [...cycle, cycle[0]].map((i) => q(ctx.steps[i].name)).join(' -> ');
-    sink.error(ctx.steps[cycle[0]].path, `${where(ctx)}: steps form a cycle ${names}; a pipeline must be acyclic`);
+    // findStepCycles returns non-empty loops of indices into ctx.steps.
+    const first = cycle[0]!;
+    const names = [...cycle, first].map((i) => q(ctx.steps[i]!.name)).join(' -> ');
+    sink.error(ctx.steps[first]!.path, `${where(ctx)}: steps form a cycle ${names}; a pipeline must be acyclic`);
   }
 
   // Located problems read top to bottom, like a compiler's.

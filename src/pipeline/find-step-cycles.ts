@@ -26,16 +26,16 @@ export function findStepCycles(g: PipelineGraph): number[][] {
     };
     open(root);
     while (work.length > 0) {
-      const frame = work[work.length - 1];
+      const frame = work[work.length - 1]!;
       if (frame.i < frame.out.length) {
-        const next = frame.out[frame.i++];
+        const next = frame.out[frame.i++]!;
         if (!index.has(next)) open(next);
         else if (onStack.has(next)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(next)!));
         continue;
       }
       work.pop();
       if (work.length > 0) {
-        const parent = work[work.length - 1].node;
+        const parent = work[work.length - 1]!.node;
         low.set(parent, Math.min(low.get(parent)!, low.get(frame.node)!));
       }
       if (low.get(frame.node) === index.get(frame.node)) {
@@ -57,15 +57,17 @@ export function findStepCycles(g: PipelineGraph): number[][] {
 function loopSteps(g: PipelineGraph, comp: Set<string>): number[] {
   const steps = [...comp].filter((n) => g.getNodeAttributes(n).kind === 'step');
   steps.sort((a, b) => stepIndex(g, a) - stepIndex(g, b));
-  const start = steps[0];
+  // Edges only join tensors and steps, so every cycle (a component of 2+ nodes) holds a step.
+  const start = steps[0]!;
   const prev = new Map<string, string>();
   const queue = [start];
   let end: string | undefined;
   for (let i = 0; i < queue.length && end === undefined; i++) {
-    for (const next of g.outNeighbors(queue[i])) {
+    const from = queue[i]!;
+    for (const next of g.outNeighbors(from)) {
       if (!comp.has(next)) continue;
-      if (next === start) { end = queue[i]; break; }
-      if (!prev.has(next)) { prev.set(next, queue[i]); queue.push(next); }
+      if (next === start) { end = from; break; }
+      if (!prev.has(next)) { prev.set(next, from); queue.push(next); }
     }
   }
   const path: string[] = [];

@@ -22,7 +22,7 @@ export function freezePlan(ctx: PipelineContext, g: PipelineGraph): PipelinePlan
   }
 
   const steps: PlanStep[] = order.map((index, pos) => {
-    const s = ctx.steps[index];
+    const s = ctx.steps[index]!;
     return Object.freeze({
       position: pos,
       configIndex: index,

@@ -22,6 +22,7 @@ export interface StepInfo {
   readonly label: string;
 }
 
+/** `step` is an index into PipelineContext.steps, set as the context is built: lookups by it are in range. */
 export type Producer =
   | { readonly kind: 'input'; readonly index: number }
   | { readonly kind: 'step'; readonly step: number; readonly key: string };
@@ -47,5 +48,5 @@ export function where(ctx: Pick<PipelineContext, 'name'>, step?: StepInfo): stri
 }
 
 export function describeProducer(ctx: PipelineContext, p: Producer): string {
-  return p.kind === 'input' ? 'the pipeline input' : `${ctx.steps[p.step].label} output ${q(p.key)}`;
+  return p.kind === 'input' ? 'the pipeline input' : `${ctx.steps[p.step]!.label} output ${q(p.key)}`;
 }

@@ -17,7 +17,7 @@ export function parseHeaderLength(value: string | string[] | undefined): number 
   if (value === undefined) return undefined;
   const s = Array.isArray(value) ? value[0] ?? '' : value;
   if (!/^\d+$/.test(s.trim())) {
-    throw Errors.badRequest(`Inference-Header-Content-Length must be a non-negative integer, got '${s}'`);
+    throw Errors.binaryHeaderLengthInvalid(s);
   }
   return Number(s.trim());
 }
@@ -26,7 +26,7 @@ export function parseHeaderLength(value: string | string[] | undefined): number 
 export function splitInferBody(body: Uint8Array, headerLength: number | undefined): { json: Uint8Array; binary?: Uint8Array } {
   if (headerLength === undefined) return { json: body };
   if (headerLength > body.byteLength) {
-    throw Errors.badRequest(`Inference-Header-Content-Length ${headerLength} is longer than the ${body.byteLength}-byte request body`);
+    throw Errors.binaryHeaderLengthTooLong(headerLength, body.byteLength);
   }
   return { json: body.subarray(0, headerLength), binary: body.subarray(headerLength) };
 }
@@ -38,11 +38,11 @@ export class BinaryCursor {
 
   take(tensor: string, size: number): Uint8Array {
     if (!this.bytes) {
-      throw Errors.tensorSize(tensor, `binary_data_size is set but the request has no binary section (send the Inference-Header-Content-Length header)`);
+      throw Errors.binaryDataMissing(tensor);
     }
     const left = this.bytes.byteLength - this.#pos;
     if (size > left) {
-      throw Errors.tensorSize(tensor, `binary_data_size ${size} exceeds the ${left} bytes of binary data left after the JSON header`);
+      throw Errors.binaryDataShort(tensor, size, left);
     }
     const out = this.bytes.subarray(this.#pos, this.#pos + size);
     this.#pos += size;
@@ -52,7 +52,7 @@ export class BinaryCursor {
   /** Every byte must belong to a tensor. */
   finish(): void {
     if (this.bytes && this.#pos !== this.bytes.byteLength) {
-      throw Errors.badRequest(`${this.bytes.byteLength - this.#pos} bytes of binary data after the JSON header are not claimed by any input's binary_data_size`);
+      throw Errors.binaryDataUnclaimed(this.bytes.byteLength - this.#pos);
     }
   }
 }
@@ -62,7 +62,7 @@ export function binaryInput(name: string, datatype: DataType, shape: readonly nu
   if (datatype !== 'BYTES') {
     const expected = elementCount(shape) * elementSize(datatype);
     if (bytes.byteLength !== expected) {
-      throw Errors.tensorSize(name, `binary_data_size ${bytes.byteLength} does not match ${datatype} ${formatShape(shape)}: expected ${expected} bytes (${elementCount(shape)} elements x ${elementSize(datatype)})`);
+      throw Errors.binaryDataSize(name, bytes.byteLength, datatype, formatShape(shape), expected, elementCount(shape), elementSize(datatype));
     }
   }
   // The JSON header's length decides alignment; a misaligned view costs one copy (a plain
@@ -84,25 +84,25 @@ export function rawBodyInput(
   maxBatchSize: number,
 ): Tensor {
   if (inputs.length !== 1) {
-    throw Errors.badRequest(`model '${model}': a raw binary request (Inference-Header-Content-Length: 0) needs a model with exactly one input, this one has ${inputs.length}`);
+    throw Errors.rawBinaryInputCount(model, inputs.length);
   }
   const input = inputs[0]!;
   // Metadata shapes include the batch dim as -1 when the model batches.
   const dims = maxBatchSize > 0 ? [1, ...input.shape.slice(1)] : [...input.shape];
   if (input.datatype === 'BYTES') {
     const shape = dims.map((d) => (d === -1 ? 1 : d));
-    if (elementCount(shape) !== 1) throw Errors.badRequest(`model '${model}': a raw binary BYTES request needs input '${input.name}' to hold one element, its shape is ${formatShape(input.shape)}`);
+    if (elementCount(shape) !== 1) throw Errors.rawBinaryBytesShape(model, input.name, formatShape(input.shape));
     return { name: input.name, datatype: 'BYTES', shape, data: [body] };
   }
   const vars = dims.filter((d) => d === -1).length;
   if (vars > 1) {
-    throw Errors.badRequest(`model '${model}': a raw binary request needs input '${input.name}' to have at most one variable dimension, its shape is ${formatShape(input.shape)}`);
+    throw Errors.rawBinaryVariableDims(model, input.name, formatShape(input.shape));
   }
   const size = elementSize(input.datatype);
   const fixed = elementCount(dims.filter((d) => d !== -1)) * size;
   if (vars === 1) {
     if (fixed === 0 || body.byteLength % fixed !== 0) {
-      throw Errors.tensorSize(input.name, `raw body of ${body.byteLength} bytes is not a whole number of ${input.datatype} rows of ${fixed} bytes`);
+      throw Errors.rawBinarySize(input.name, body.byteLength, input.datatype, fixed);
     }
     const solved = body.byteLength / fixed;
     return binaryInput(input.name, input.datatype, dims.map((d) => (d === -1 ? solved : d)), body);

@@ -21,7 +21,7 @@ function shapeFor(name: string, meta: readonly number[], count: number): number[
   if (last >= 0) shape[last] = count / elementCount(shape.filter((_, i) => i !== last));
   if (meta.length === 0 && count === 1) return [];
   if (!Number.isInteger(shape[last] ?? 0) || elementCount(shape) !== count) {
-    throw Errors.tensorSize(name, `${count} value(s) do not fit the input's shape [${meta.join(',')}]`);
+    throw Errors.generateShapeMismatch(name, count, `[${meta.join(',')}]`);
   }
   return shape;
 }
@@ -35,14 +35,14 @@ export function decodeGenerateRequest(
   json: unknown,
   ctx: { model: string; version?: string; inputs: readonly GenerateInputMeta[] },
 ): InferenceRequest {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw Errors.badRequest('the generate request body must be a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw Errors.requestBodyNotObject('generate');
   const body = json as Record<string, unknown>;
   const byName = new Map(ctx.inputs.map((i) => [i.name, i]));
   const inputs: Tensor[] = [];
   let params: Parameters | undefined;
   if (body.parameters !== undefined) {
     const p = body.parameters;
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw Errors.badRequest(`generate 'parameters' must be an object`);
+    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw Errors.requestParametersNotObject('generate');
     params = {};
     for (const [k, v] of Object.entries(p)) params[k] = checkParamValue('request', k, v);
   }
@@ -61,7 +61,7 @@ export function decodeGenerateRequest(
   const req: InferenceRequest = { model: ctx.model, inputs, ...parsed.fields };
   if (ctx.version) req.version = ctx.version;
   if (body.id !== undefined) {
-    if (typeof body.id !== 'string') throw Errors.badRequest(`request 'id' must be a string`);
+    if (typeof body.id !== 'string') throw Errors.requestIdInvalid();
     req.id = body.id;
   }
   if (parsed.parameters) req.parameters = parsed.parameters;

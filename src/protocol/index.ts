@@ -1,10 +1,9 @@
 /** Pure wire formats: v2 JSON, the binary tensor extension, generate mapping, status table. */
-export { STATUS_TABLE, httpStatusForKind, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
+export { STATUS_TABLE, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
 export { tensorFromJson, tensorDataJson, halfToNumber, bf16ToNumber } from './json-tensor.js';
-export { parseRequestParameters, checkParamValue } from './request-parameters.js';
-export type { ParsedRequestParameters } from './request-parameters.js';
+export { parseRequestParameters } from './request-parameters.js';
 export {
-  REQUEST_LIMITS, checkInputCount, checkOutputCount, checkParameters, checkParameter, checkRank,
+  REQUEST_LIMITS, checkInputCount, checkOutputCount, checkParameters, checkRank,
 } from './request-limits.js';
 export { MAX_JSON_DEPTH, checkJsonDepth, jsonNestsDeeper } from './json-depth.js';
 export {
@@ -15,6 +14,6 @@ export {
   decodeInferRequest, encodeInferResponse, encodeInferResponseParts, encodeInferRequest, decodeInferResponse,
 } from './v2-json.js';
 export type {
-  DecodeContext, DecodedInfer, ResponseEncoding, OutputPlacement, SharedMemoryAccess, DecodedResponse, ResponseParts,
+  DecodedInfer, SharedMemoryAccess,
 } from './v2-json.js';
 export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';

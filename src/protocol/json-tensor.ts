@@ -25,40 +25,36 @@ function flatten(data: readonly unknown[]): readonly unknown[] {
   return (data as unknown[]).flat(Infinity);
 }
 
-function bad(name: string, detail: string) {
-  return Errors.tensorSize(name, detail);
-}
-
 function toBigInt(name: string, v: unknown, i: number, unsigned: boolean): bigint {
   let b: bigint;
   if (typeof v === 'number' && Number.isInteger(v)) b = BigInt(v);
   else if (typeof v === 'string' && /^-?\d+$/.test(v)) b = BigInt(v);
-  else throw bad(name, `element ${i} must be an integer (a number, or a decimal string past 2^53), got ${JSON.stringify(v)}`);
+  else throw Errors.tensorElementInvalid(name, undefined, i, 'an integer (a number, or a decimal string past 2^53)', JSON.stringify(v));
   if (unsigned ? b < 0n || b > 0xffffffffffffffffn : b < -(2n ** 63n) || b >= 2n ** 63n) {
-    throw bad(name, `element ${i} value ${b} is out of range for ${unsigned ? 'UINT64' : 'INT64'}`);
+    throw Errors.tensorElementRange(name, i, String(b), unsigned ? 'UINT64' : 'INT64');
   }
   return b;
 }
 
 /** Build a tensor from a JSON `data` value, checking count and every element. */
 export function tensorFromJson(name: string, datatype: DataType, shape: readonly number[], data: unknown): Tensor {
-  if (!Array.isArray(data)) throw bad(name, `'data' must be an array, got ${data === null ? 'null' : typeof data}`);
+  if (!Array.isArray(data)) throw Errors.tensorDataNotArray(name, data === null ? 'null' : typeof data);
   const flat = flatten(data);
   const count = elementCount(shape);
   if (flat.length !== count) {
-    throw bad(name, `shape ${formatShape(shape)} has ${count} elements but 'data' has ${flat.length}`);
+    throw Errors.tensorElementCount(name, formatShape(shape), count, flat.length, "'data'");
   }
   if (datatype === 'BYTES') {
     const out: Uint8Array[] = new Array(count);
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'string') throw bad(name, `BYTES element ${i} must be a string, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'string') throw Errors.tensorElementInvalid(name, 'BYTES', i, 'a string', JSON.stringify(v));
       out[i] = utf8.encode(v);
     }
     return { name, datatype, shape: [...shape], data: out };
   }
   if (datatype === 'FP16' || datatype === 'BF16') {
-    throw bad(name, `${datatype} data cannot be sent as JSON; use the binary tensor extension (input parameter binary_data_size)`);
+    throw Errors.tensorJsonDatatype(name, datatype);
   }
   const Ctor = STORAGE[datatype];
   const arr = new Ctor(count) as TypedArray;
@@ -66,7 +62,7 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     const a = arr as Uint8Array;
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'boolean') throw bad(name, `BOOL element ${i} must be true or false, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'boolean') throw Errors.tensorElementInvalid(name, 'BOOL', i, 'true or false', JSON.stringify(v));
       a[i] = v ? 1 : 0;
     }
   } else if (datatype === 'INT64' || datatype === 'UINT64') {
@@ -76,7 +72,7 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     const a = arr as Float32Array | Float64Array;
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'number') throw bad(name, `${datatype} element ${i} must be a number, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'number') throw Errors.tensorElementInvalid(name, datatype, i, 'a number', JSON.stringify(v));
       a[i] = v;
     }
   } else {
@@ -84,8 +80,8 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     const a = arr as Int32Array;
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'number' || !Number.isInteger(v)) throw bad(name, `${datatype} element ${i} must be an integer, got ${JSON.stringify(v)}`);
-      if (v < lo || v > hi) throw bad(name, `element ${i} value ${v} is out of range for ${datatype} [${lo}, ${hi}]`);
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw Errors.tensorElementInvalid(name, datatype, i, 'an integer', JSON.stringify(v));
+      if (v < lo || v > hi) throw Errors.tensorElementRange(name, i, String(v), `${datatype} [${lo}, ${hi}]`);
       a[i] = v;
     }
   }

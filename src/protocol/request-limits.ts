@@ -56,7 +56,7 @@ export function checkParameters(where: string, params: Readonly<Record<string, u
 }
 
 /** One parameter's name and (string) value size. */
-export function checkParameter(where: string, key: string, value: unknown): void {
+function checkParameter(where: string, key: string, value: unknown): void {
   const keyBytes = overBytes(key, REQUEST_LIMITS.maxParameterNameBytes);
   if (keyBytes !== undefined) throw Errors.requestParameterTooLarge(where, key, 'name', keyBytes, REQUEST_LIMITS.maxParameterNameBytes);
   if (typeof value !== 'string') return;

@@ -13,18 +13,17 @@ export interface ParsedRequestParameters {
   binaryDataOutput?: boolean;
 }
 
-const bad = (msg: string) => Errors.badRequest(msg);
 
 function uint(key: string, v: ParamValue): number {
   const n = typeof v === 'bigint' ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw bad(`request parameter '${key}' must be a non-negative integer, got ${JSON.stringify(String(v))}`);
+    throw Errors.requestParameterType('request', key, 'a non-negative integer', JSON.stringify(String(v)));
   }
   return n;
 }
 
 function bool(key: string, v: ParamValue): boolean {
-  if (typeof v !== 'boolean') throw bad(`request parameter '${key}' must be a boolean, got ${JSON.stringify(String(v))}`);
+  if (typeof v !== 'boolean') throw Errors.requestParameterType('request', key, 'a boolean', JSON.stringify(String(v)));
   return v;
 }
 
@@ -32,7 +31,7 @@ function bool(key: string, v: ParamValue): boolean {
 export function checkParamValue(where: string, key: string, v: unknown): ParamValue {
   if (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
-  throw bad(`${where} parameter '${key}' must be a string, number or boolean, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
+  throw Errors.requestParameterType(where, key, 'a string, number or boolean', v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 }
 
 export function parseRequestParameters(params: Parameters | undefined): ParsedRequestParameters {

@@ -20,7 +20,7 @@ export const STATUS_TABLE: Readonly<Record<ErrorKind, StatusRow>> = Object.freez
 });
 
 /** HTTP status for an error kind. */
-export function httpStatusForKind(kind: ErrorKind): number {
+function httpStatusForKind(kind: ErrorKind): number {
   return STATUS_TABLE[kind]?.http ?? 400;
 }
 

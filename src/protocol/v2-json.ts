@@ -12,7 +12,6 @@ import { tensorDataJson, tensorFromJson } from './json-tensor.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
 import { checkInputCount, checkOutputCount, checkParameters, checkRank } from './request-limits.js';
 
-const bad = (msg: string) => Errors.badRequest(msg);
 const utf8d = new TextDecoder();
 
 export interface SharedMemoryAccess {
@@ -29,7 +28,7 @@ export interface DecodeContext {
   sharedMemory?: SharedMemoryAccess;
 }
 
-export interface OutputPlacement { region: string; offset: number; byteSize: number }
+interface OutputPlacement { region: string; offset: number; byteSize: number }
 
 /** How the response must be encoded: decided by the request, applied by `encodeInferResponse`. */
 export interface ResponseEncoding {
@@ -49,7 +48,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function readParams(where: string, v: unknown): Parameters | undefined {
   if (v === undefined) return undefined;
-  if (!isObject(v)) throw bad(`${where} 'parameters' must be an object`);
+  if (!isObject(v)) throw Errors.requestParametersNotObject(where);
   checkParameters(where, v);
   const out: Parameters = {};
   for (const k of Object.keys(v)) out[k] = checkParamValue(where, k, v[k]);
@@ -57,11 +56,11 @@ function readParams(where: string, v: unknown): Parameters | undefined {
 }
 
 function readShape(name: string, v: unknown): number[] {
-  if (!Array.isArray(v)) throw Errors.tensorSize(name, `'shape' must be an array of non-negative integers`);
+  if (!Array.isArray(v)) throw Errors.tensorShapeInvalid(name);
   checkRank(name, v.length);
   for (const d of v) {
     if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
-      throw Errors.tensorSize(name, `'shape' must be an array of non-negative integers, got ${JSON.stringify(v)}`);
+      throw Errors.tensorShapeInvalid(name, JSON.stringify(v));
     }
   }
   return v as number[];
@@ -69,7 +68,7 @@ function readShape(name: string, v: unknown): number[] {
 
 function uintParam(tensor: string, key: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw Errors.tensorSize(tensor, `parameter '${key}' must be a non-negative integer, got ${JSON.stringify(v)}`);
+    throw Errors.tensorParameterInvalid(tensor, key, 'a non-negative integer', JSON.stringify(v));
   }
   return v;
 }
@@ -77,9 +76,9 @@ function uintParam(tensor: string, key: string, v: unknown): number {
 function placement(tensor: string, p: Parameters | undefined): OutputPlacement | undefined {
   const region = p?.shared_memory_region;
   if (region === undefined) return undefined;
-  if (typeof region !== 'string') throw Errors.tensorSize(tensor, `parameter 'shared_memory_region' must be a string`);
+  if (typeof region !== 'string') throw Errors.tensorParameterInvalid(tensor, 'shared_memory_region', 'a string');
   const byteSize = p!.shared_memory_byte_size;
-  if (byteSize === undefined) throw Errors.tensorSize(tensor, `shared_memory_region '${region}' needs 'shared_memory_byte_size'`);
+  if (byteSize === undefined) throw Errors.tensorShmSizeMissing(tensor, region);
   return {
     region,
     offset: p!.shared_memory_offset === undefined ? 0 : uintParam(tensor, 'shared_memory_offset', p!.shared_memory_offset),
@@ -92,20 +91,20 @@ function noShm(tensor: string): never {
 }
 
 function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: BinaryCursor): Tensor {
-  if (!isObject(v)) throw bad(`input ${index} must be an object with name, datatype, shape and data`);
+  if (!isObject(v)) throw Errors.requestInputInvalid(index);
   const name = v.name;
-  if (typeof name !== 'string' || name === '') throw bad(`input ${index} must have a non-empty string 'name'`);
+  if (typeof name !== 'string' || name === '') throw Errors.requestInputNameMissing(index);
   const dt = v.datatype;
-  if (dt === undefined) throw Errors.tensorSize(name, `missing 'datatype'`);
+  if (dt === undefined) throw Errors.tensorDatatypeMissing(name);
   if (!isDataType(dt)) throw Errors.badDatatype(name, String(dt));
-  if (v.shape === undefined) throw Errors.tensorSize(name, `missing 'shape'`);
+  if (v.shape === undefined) throw Errors.tensorShapeMissing(name);
   const shape = readShape(name, v.shape);
   const params = readParams(`input '${name}'`, v.parameters);
   const shm = placement(name, params);
   const binSize = params?.binary_data_size;
   const sources = (v.data !== undefined ? 1 : 0) + (binSize !== undefined ? 1 : 0) + (shm ? 1 : 0);
-  if (sources === 0) throw Errors.tensorSize(name, `no data: give 'data', the 'binary_data_size' parameter, or shared-memory parameters`);
-  if (sources > 1) throw Errors.tensorSize(name, `give only one of 'data', 'binary_data_size' and shared-memory parameters`);
+  if (sources === 0) throw Errors.tensorDataMissing(name);
+  if (sources > 1) throw Errors.tensorDataSources(name);
   if (binSize !== undefined) {
     return binaryInput(name, dt as DataType, shape, cursor.take(name, uintParam(name, 'binary_data_size', binSize)));
   }
@@ -118,16 +117,16 @@ function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: Bina
 
 /** Decode a parsed v2 inference request JSON object (plus any binary section). */
 export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedInfer {
-  if (!isObject(json)) throw bad(`the inference request body must be a JSON object`);
-  if (!Array.isArray(json.inputs)) throw bad(`the inference request must have an 'inputs' array`);
-  if (json.id !== undefined && typeof json.id !== 'string') throw bad(`request 'id' must be a string`);
+  if (!isObject(json)) throw Errors.requestBodyNotObject('inference');
+  if (!Array.isArray(json.inputs)) throw Errors.requestInputsMissing();
+  if (json.id !== undefined && typeof json.id !== 'string') throw Errors.requestIdInvalid();
   checkInputCount(ctx.model, json.inputs.length);
   const cursor = new BinaryCursor(ctx.binary);
   const inputs: Tensor[] = new Array(json.inputs.length);
   const seen = new Set<string>();
   for (let i = 0; i < json.inputs.length; i++) {
     const t = decodeInput(json.inputs[i], i, ctx, cursor);
-    if (seen.has(t.name)) throw Errors.tensorSize(t.name, `input appears more than once in the request`);
+    if (seen.has(t.name)) throw Errors.inputDuplicate(ctx.model, t.name);
     seen.add(t.name);
     inputs[i] = t;
   }
@@ -136,13 +135,13 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   const encoding: ResponseEncoding = { binaryDefault: parsed.binaryDataOutput ?? false };
   let outputs: RequestedOutput[] | undefined;
   if (json.outputs !== undefined) {
-    if (!Array.isArray(json.outputs)) throw bad(`'outputs' must be an array`);
+    if (!Array.isArray(json.outputs)) throw Errors.requestOutputsNotArray();
     checkOutputCount(ctx.model, json.outputs.length);
     outputs = json.outputs.map((o: unknown, i: number) => {
-      if (!isObject(o) || typeof o.name !== 'string' || o.name === '') throw bad(`requested output ${i} must be an object with a string 'name'`);
+      if (!isObject(o) || typeof o.name !== 'string' || o.name === '') throw Errors.requestOutputInvalid(i);
       const p = readParams(`output '${o.name}'`, o.parameters);
       if (p?.binary_data !== undefined) {
-        if (typeof p.binary_data !== 'boolean') throw Errors.tensorSize(o.name, `parameter 'binary_data' must be a boolean`);
+        if (typeof p.binary_data !== 'boolean') throw Errors.tensorParameterInvalid(o.name, 'binary_data', 'a boolean');
         (encoding.binary ??= {})[o.name] = p.binary_data;
       }
       if (p?.classification !== undefined) uintParam(o.name, 'classification', p.classification);
@@ -192,7 +191,7 @@ export function encodeInferResponseParts(
     if (shm) {
       const bytes = tensorToBytes(t);
       if (bytes.byteLength > shm.byteSize) {
-        throw Errors.tensorSize(t.name, `output of ${bytes.byteLength} bytes does not fit shared_memory_byte_size ${shm.byteSize} of region '${shm.region}'`);
+        throw Errors.outputShmTooSmall(res.model, t.name, shm.byteSize, bytes.byteLength);
       }
       sharedMemory!.write(shm.region, shm.offset, bytes);
       s += `,"parameters":{"shared_memory_region":${JSON.stringify(shm.region)},"shared_memory_byte_size":${bytes.byteLength}}}`;

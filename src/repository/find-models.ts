@@ -11,7 +11,7 @@ export async function findModels(repositories: readonly string[]): Promise<Map<s
     const root = resolve(repo);
     let names: string[];
     try {
-      if (!(await stat(root)).isDirectory()) throw new Error('not a directory');
+      if (!(await stat(root)).isDirectory()) throw Errors.repositoryNotFound(repo);
       names = await readdir(root);
     } catch {
       throw Errors.repositoryNotFound(repo);
@@ -22,7 +22,7 @@ export async function findModels(repositories: readonly string[]): Promise<Map<s
       if (!(await stat(dir).catch(() => undefined))?.isDirectory()) continue;
       const prior = shown.get(name);
       const here = join(repo, name);
-      if (prior) throw Errors.alreadyExists(`model '${name}' appears in more than one repository: ${prior} and ${here}`);
+      if (prior) throw Errors.modelDuplicate(name, prior, here);
       out.set(name, dir);
       shown.set(name, here);
     }

@@ -1,12 +1,6 @@
 export { ModelRepository } from './model-repository.js';
-export type { ControlMode, RepositoryOptions } from './model-repository.js';
-export { findModels, listVersions } from './find-models.js';
-export { readModelConfig } from './read-model-config.js';
-export { selectVersions } from './version-policy.js';
-export { loadModelVersion } from './model-loader.js';
-export type { LoadEnv } from './model-loader.js';
+export type { ControlMode } from './model-repository.js';
 export { readRepositoryConfigs, validateRepository } from './validate-repository.js';
-export type { RepositoryConfigs, RepositoryReport } from './validate-repository.js';
 export type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';
 export { DEFAULT_UPLOAD_LIMITS } from './upload-files.js';
 export type { UploadLimits } from './upload-files.js';

@@ -64,7 +64,7 @@ function checkFiles(model: string, files: Record<string, Uint8Array>, limits: Up
 /** Why writing one file failed, without the path node puts in its messages. */
 function writeFailure(model: string, name: string, e: unknown): Error {
   const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return Errors.unavailable(`failed to load '${model}': no space left on the server for the files of the load request`);
+  if (code === 'ENOSPC' || code === 'EDQUOT') return Errors.loadNoSpace(model);
   if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
     return Errors.loadParameterInvalid(model, `load parameter ${shown(name)} collides with another 'file:' parameter (the same file twice, or a file where a directory is needed)`);
   }
@@ -80,7 +80,7 @@ export async function writeUpload(model: string, files: Record<string, Uint8Arra
   checkFiles(model, files, limits);
   // mkdtemp creates the directory with mode 0700, so other local users cannot read the model.
   const scratch = await mkdtemp(join(tmpdir(), 'tributary-load-')).catch((e: unknown) => {
-    throw Errors.unavailable(`failed to load '${model}': the server cannot create a temporary directory for the files of the load request (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw Errors.loadTempDirFailed(model, (e as NodeJS.ErrnoException).code ?? 'error');
   });
   const dir = join(scratch, model);
   try {

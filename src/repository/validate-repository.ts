@@ -48,7 +48,7 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
   const parsedByName = new Map<string, ParsedConfig>();
   const configs = new Map<string, ModelConfig>();
   const log = createLogger('validate');
-  const host = { infer: () => { throw Errors.unsupported('validation does not run models'); } };
+  const host = { infer: () => { throw Errors.validateNoInfer(); } };
   for (const [name, dir] of found) {
     let parsed: ParsedConfig & { present: boolean };
     try {
@@ -104,7 +104,7 @@ async function fileNameProblems(name: string, dir: string, config: ModelConfig, 
  * output 'Y': ..."); split it and place each part at the config entry it names, so the user gets
  * file:line:col of the tensor rather than of the file.
  */
-export function placeModelProblems(name: string, message: string, parsed: ParsedConfig): ConfigProblem[] {
+function placeModelProblems(name: string, message: string, parsed: ParsedConfig): ConfigProblem[] {
   const prefix = `failed to load '${name}': `;
   const body = message.startsWith(prefix) ? message.slice(prefix.length) : message;
   return body.split('; ').map((part) => {

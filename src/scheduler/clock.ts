@@ -8,12 +8,21 @@ export interface Clock {
   clearTimer(handle: TimerHandle): void;
 }
 
-export type TimerHandle = { readonly __timer: unique symbol } | object;
+/** What `setTimer` returns; it cancels itself, so a clock clears any handle without knowing its shape. */
+export interface TimerHandle {
+  cancel(): void;
+}
 
-interface SystemTimer {
-  timeout?: ReturnType<typeof setTimeout>;
-  immediate?: ReturnType<typeof setImmediate>;
-  cancelled: boolean;
+class SystemTimer implements TimerHandle {
+  timeout: ReturnType<typeof setTimeout> | undefined;
+  immediate: ReturnType<typeof setImmediate> | undefined;
+  cancelled = false;
+
+  cancel(): void {
+    this.cancelled = true;
+    if (this.timeout) clearTimeout(this.timeout);
+    if (this.immediate) clearImmediate(this.immediate);
+  }
 }
 
 /**
@@ -26,10 +35,10 @@ interface SystemTimer {
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimer: (fn, ms) => {
-    const t: SystemTimer = { cancelled: false };
+    const t = new SystemTimer();
     if (ms >= 1) {
       t.timeout = setTimeout(fn, ms);
-      return t as unknown as TimerHandle;
+      return t;
     }
     const due = performance.now() + Math.max(0, ms);
     const tick = () => {
@@ -38,14 +47,9 @@ export const systemClock: Clock = {
       else t.immediate = setImmediate(tick);
     };
     t.immediate = setImmediate(tick);
-    return t as unknown as TimerHandle;
+    return t;
   },
-  clearTimer: (h) => {
-    const t = h as unknown as SystemTimer;
-    t.cancelled = true;
-    if (t.timeout) clearTimeout(t.timeout);
-    if (t.immediate) clearImmediate(t.immediate);
-  },
+  clearTimer: (h) => h.cancel(),
 };
 
 /** A virtual clock for tests: time moves only when `advance()` is called. */
@@ -61,11 +65,11 @@ export class ManualClock implements Clock {
   setTimer(fn: () => void, delayMs: number): TimerHandle {
     const id = ++this.#seq;
     this.#timers.set(id, { at: this.#now + Math.max(0, delayMs), fn, seq: id });
-    return { id } as unknown as TimerHandle;
+    return { cancel: () => this.#timers.delete(id) };
   }
 
   clearTimer(handle: TimerHandle): void {
-    this.#timers.delete((handle as unknown as { id: number }).id);
+    handle.cancel();
   }
 
   /** Move time forward, firing due timers in order (timers set by timers fire too if due). */

@@ -25,7 +25,7 @@ interface CreateSchedulerOptions {
  * their pipeline, not here.
  */
 export function createScheduler(config: ModelConfig, instances: readonly BackendInstance[], options: CreateSchedulerOptions): Scheduler {
-  if (isEnsemble(config)) throw Errors.internal(`model '${options.model}' is an ensemble: its steps are scheduled by its pipeline`);
+  if (isEnsemble(config)) throw Errors.ensembleNotSchedulable(options.model);
   const clock = options.clock ?? systemClock;
   const decoupled = config.model_transaction_policy?.decoupled ?? false;
   if (config.sequence_batching) {

@@ -24,7 +24,7 @@ export class InstancePool {
   #freeCount: number;
 
   constructor(instances: readonly BackendInstance[], o: InstancePoolOptions) {
-    if (instances.length === 0) throw Errors.internal(`model '${o.model}': a scheduler needs at least one backend instance`);
+    if (instances.length === 0) throw Errors.schedulerNoInstances(o.model);
     this.#instances = instances;
     this.#busy = instances.map(() => false);
     this.#freeCount = instances.length;
@@ -47,7 +47,7 @@ export class InstancePool {
 
   /** Execute `batch` on free instance `index`. */
   run(index: number, batch: readonly BatchRequest[]): void {
-    if (this.#busy[index]) throw Errors.internal(`model '${this.#o.model}': instance ${index} is busy`);
+    if (this.#busy[index]) throw Errors.instanceBusy(this.#o.model, index);
     this.#busy[index] = true;
     this.#freeCount--;
     const items: WorkItem[] = batch.map((b) => b.item);

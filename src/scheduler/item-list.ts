@@ -2,7 +2,8 @@
 export interface ListNode {
   prev: ListNode | undefined;
   next: ListNode | undefined;
-  list: ItemList<ListNode> | undefined;
+  /** The list holding the node; only compared by identity (see `ItemList.has`). */
+  list: object | undefined;
 }
 
 /**
@@ -15,7 +16,7 @@ export class ItemList<T extends ListNode> {
   size = 0;
 
   push(n: T): void {
-    n.list = this as unknown as ItemList<ListNode>;
+    n.list = this;
     n.prev = this.tail;
     n.next = undefined;
     if (this.tail) this.tail.next = n;
@@ -25,7 +26,7 @@ export class ItemList<T extends ListNode> {
   }
 
   remove(n: T): void {
-    if (n.list !== (this as unknown as ItemList<ListNode>)) return;
+    if (n.list !== this) return;
     if (n.prev) n.prev.next = n.next;
     else this.head = n.next as T | undefined;
     if (n.next) n.next.prev = n.prev;
@@ -33,6 +34,11 @@ export class ItemList<T extends ListNode> {
     n.prev = n.next = undefined;
     n.list = undefined;
     this.size--;
+  }
+
+  /** True while `n` sits in this list (a node already taken out by a timeout or cancel is not). */
+  has(n: T): boolean {
+    return n.list === this;
   }
 
   *[Symbol.iterator](): IterableIterator<T> {

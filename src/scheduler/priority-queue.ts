@@ -59,7 +59,7 @@ export class PriorityQueue {
 
   remove(e: QueueEntry): boolean {
     const list = (e.delayed ? this.#delayed : this.#main)[e.level]!;
-    if (e.list !== (list as unknown as typeof e.list)) return false;
+    if (!list.has(e)) return false;
     list.remove(e);
     this.#size--;
     return true;

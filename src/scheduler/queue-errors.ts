@@ -3,7 +3,7 @@ import { Errors, TributaryError } from '../errors.js';
 
 /** Queued requests fail this way when their scheduler stops (model unload). */
 export function stoppedError(model: string): TributaryError {
-  return Errors.unavailable(`model '${model}' is unloading: request was not executed`);
+  return Errors.modelUnloading(model);
 }
 
 /** The signal's reason when it is a catalog error (a deadline abort), else CANCELLED. */

@@ -1,6 +1,6 @@
 import type { TributaryError } from '../errors.js';
 import type { Clock, TimerHandle } from './clock.js';
-import type { ListNode, ItemList } from './item-list.js';
+import type { ListNode } from './item-list.js';
 import { abortReason } from './queue-errors.js';
 import type { WorkItem } from './scheduler.js';
 
@@ -8,7 +8,7 @@ import type { WorkItem } from './scheduler.js';
 export class QueuedEntry implements ListNode {
   prev: ListNode | undefined;
   next: ListNode | undefined;
-  list: ItemList<ListNode> | undefined;
+  list: object | undefined;
   timer: TimerHandle | undefined;
   onAbort: (() => void) | undefined;
   constructor(readonly item: WorkItem) {}

@@ -108,7 +108,7 @@ export class SequenceBatcher implements Scheduler {
       model: o.model,
       clock: o.clock,
       unlink: (e) => {
-        if (e.list !== (e.seq.queue as unknown as typeof e.list)) return false;
+        if (!e.seq.queue.has(e)) return false;
         e.seq.queue.remove(e);
         this.#queued--;
         return true;

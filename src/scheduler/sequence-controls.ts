@@ -36,7 +36,7 @@ export function compileControls(config: ModelConfig, model: string): ControlBuil
 
 function flag(name: string, c: SequenceControl, shape: number[]): ControlBuilder {
   const forms = [c.int32_false_true, c.fp32_false_true, c.bool_false_true].filter((f) => f !== undefined && f.length > 0);
-  if (forms.length !== 1) throw new Error(`${c.kind} needs exactly one of int32_false_true, fp32_false_true, bool_false_true`);
+  if (forms.length !== 1) throw Errors.configInvalid(`${c.kind} needs exactly one of int32_false_true, fp32_false_true, bool_false_true`);
   const make = (v: 0 | 1): Tensor => {
     if (c.int32_false_true?.length) return createTensor(name, 'INT32', shape, [pair(c.int32_false_true)[v]]);
     if (c.fp32_false_true?.length) return createTensor(name, 'FP32', shape, [pair(c.fp32_false_true)[v]]);
@@ -50,18 +50,18 @@ function flag(name: string, c: SequenceControl, shape: number[]): ControlBuilder
     case 'CONTROL_SEQUENCE_END': return (f) => (f.end ? on : off);
     // No padding rows are sent, so every row in a batch is ready.
     case 'CONTROL_SEQUENCE_READY': return () => on;
-    default: throw new Error(`unknown control kind '${String(c.kind)}'`);
+    default: throw Errors.configInvalid(`unknown control kind '${String(c.kind)}'`);
   }
 }
 
 function pair<T>(v: readonly T[]): readonly [T, T] {
-  if (v.length !== 2) throw new Error(`the false/true list must have 2 values, has ${v.length}`);
+  if (v.length !== 2) throw Errors.configInvalid(`the false/true list must have 2 values, has ${v.length}`);
   return [v[0]!, v[1]!];
 }
 
 function corrid(name: string, c: SequenceControl, shape: number[], model: string): ControlBuilder {
   const dt = c.data_type ?? 'TYPE_UINT64';
-  if (!CORRID_TYPES.has(dt)) throw new Error(`CONTROL_SEQUENCE_CORRID data_type must be one of ${[...CORRID_TYPES].join(', ')}, got ${dt}`);
+  if (!CORRID_TYPES.has(dt)) throw Errors.configInvalid(`CONTROL_SEQUENCE_CORRID data_type must be one of ${[...CORRID_TYPES].join(', ')}, got ${dt}`);
   if (dt === 'TYPE_STRING') return (f) => createTensor(name, 'BYTES', shape, [String(f.id)]);
   const wire = dt.slice(5) as 'UINT64' | 'INT64' | 'UINT32' | 'INT32';
   const [lo, hi] = wire === 'UINT64' ? [0n, 2n ** 64n - 1n] : wire === 'INT64' ? [-(2n ** 63n), 2n ** 63n - 1n]

@@ -36,7 +36,7 @@ export function compileStates(config: ModelConfig, model: string, files: Readonl
     try {
       if (init?.data_file) {
         const bytes = files[init.data_file];
-        if (!bytes) throw new Error(`initial_state data_file '${init.data_file}' was not provided (expected in initial_state/ of the model directory)`);
+        if (!bytes) throw Errors.configInvalid(`initial_state data_file '${init.data_file}' was not provided (expected in initial_state/ of the model directory)`);
         initial = tensorFromBytes(s.input_name, dt, shape, bytes);
       } else initial = zeros(s.input_name, dt, shape);
     } catch (e) {

@@ -134,7 +134,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       await repository.unload(name, o ?? {});
     },
     poll: async () => {
-      if (repository.mode !== 'poll') throw Errors.unavailable(`repository poll is only available with model control mode 'poll' (the mode is '${repository.mode}')`);
+      if (repository.mode !== 'poll') throw Errors.repositoryPollDisabled(repository.mode);
       await repository.poll();
     },
     addListener: (l) => {

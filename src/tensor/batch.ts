@@ -1,4 +1,5 @@
 import { Errors } from '../errors.js';
+import { copyElements } from './copy-elements.js';
 import { STORAGE, type TypedArray } from './datatype.js';
 import { elementCount, formatShape } from './shape.js';
 import type { BytesData, Tensor } from './tensor.js';
@@ -8,14 +9,14 @@ import type { BytesData, Tensor } from './tensor.js';
  * agree on datatype and on every dimension but the first.
  */
 export function concatBatch(parts: readonly Tensor[], name = parts[0]?.name ?? ''): Tensor {
-  if (parts.length === 0) throw Errors.internal('concatBatch of zero tensors');
+  if (parts.length === 0) throw Errors.batchEmpty();
   const first = parts[0]!;
   if (parts.length === 1) return first.name === name ? first : { ...first, name };
   const inner = first.shape.slice(1);
   let rows = 0;
   for (const p of parts) {
     if (p.datatype !== first.datatype || p.shape.length !== first.shape.length || p.shape.slice(1).some((d, i) => d !== inner[i])) {
-      throw Errors.internal(`cannot batch tensor '${name}': ${p.datatype} ${formatShape(p.shape)} with ${first.datatype} ${formatShape(first.shape)}`);
+      throw Errors.batchTensorMismatch(name, `${p.datatype} ${formatShape(p.shape)}`, `${first.datatype} ${formatShape(first.shape)}`);
     }
     rows += p.shape[0]!;
   }
@@ -30,7 +31,7 @@ export function concatBatch(parts: readonly Tensor[], name = parts[0]?.name ?? '
   let off = 0;
   for (const p of parts) {
     const d = p.data as TypedArray;
-    (out as unknown as { set(a: ArrayLike<unknown>, o: number): void }).set(d as ArrayLike<unknown>, off);
+    copyElements(out, d, off);
     off += d.length;
   }
   return { name, datatype: first.datatype, shape, data: out };

@@ -36,7 +36,7 @@ export const STORAGE: Readonly<Record<Exclude<DataType, 'BYTES'>, TypedArrayCtor
   BOOL: Uint8Array, UINT8: Uint8Array, UINT16: Uint16Array, UINT32: Uint32Array, UINT64: BigUint64Array,
   INT8: Int8Array, INT16: Int16Array, INT32: Int32Array, INT64: BigInt64Array,
   FP16: Uint16Array, FP32: Float32Array, FP64: Float64Array, BF16: Uint16Array,
-} as unknown as Record<Exclude<DataType, 'BYTES'>, TypedArrayCtor>;
+};
 
 /** Bytes per element; 0 for BYTES (variable length). */
 export function elementSize(dt: DataType): number {

@@ -23,9 +23,3 @@ export function dimsCompatible(a: readonly number[], b: readonly number[]): bool
   for (let i = 0; i < a.length; i++) if (a[i] !== -1 && b[i] !== -1 && a[i] !== b[i]) return false;
   return true;
 }
-
-export function shapesEqual(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

@@ -1,10 +1,11 @@
 import { Errors } from '../errors.js';
+import { isBigIntArray } from './copy-elements.js';
 import { STORAGE, elementSize, type DataType, type TypedArray } from './datatype.js';
 import { elementCount, formatShape } from './shape.js';
 
 /** BYTES tensors hold one Uint8Array per element (views, not copies, where they come from a buffer). */
 export type BytesData = readonly Uint8Array[];
-export type TensorData = TypedArray | BytesData;
+type TensorData = TypedArray | BytesData;
 
 /**
  * A tensor is a plain immutable record. `data` is row-major; for numeric types it is a typed array
@@ -31,11 +32,11 @@ export function createTensor(name: string, datatype: DataType, shape: readonly n
   const count = elementCount(shape);
   let stored: TensorData;
   if (datatype === 'BYTES') {
-    if (!Array.isArray(data)) throw Errors.tensorSize(name, 'BYTES data must be an array of strings or Uint8Arrays');
+    if (!Array.isArray(data)) throw Errors.tensorDataType(name, 'BYTES', 'an array of strings or Uint8Arrays');
     stored = (data as readonly unknown[]).map((v, i) => {
       if (typeof v === 'string') return utf8.encode(v);
       if (v instanceof Uint8Array) return v;
-      throw Errors.tensorSize(name, `BYTES element ${i} must be a string or Uint8Array, got ${typeof v}`);
+      throw Errors.tensorElementInvalid(name, 'BYTES', i, 'a string or Uint8Array', typeof v);
     });
   } else {
     const Ctor = STORAGE[datatype];
@@ -43,19 +44,23 @@ export function createTensor(name: string, datatype: DataType, shape: readonly n
       stored = data as TypedArray;
     } else if (Array.isArray(data)) {
       const arr = new Ctor(data.length);
-      const big = arr instanceof BigInt64Array || arr instanceof BigUint64Array;
-      for (let i = 0; i < data.length; i++) {
-        const v = data[i] as unknown;
-        (arr as unknown as unknown[])[i] = big ? BigInt(typeof v === 'boolean' ? Number(v) : (v as number | bigint))
-          : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? Number(v) : v;
+      const values = data as readonly unknown[];
+      if (isBigIntArray(arr)) {
+        for (let i = 0; i < values.length; i++) {
+          const v = values[i];
+          arr[i] = BigInt(typeof v === 'boolean' ? Number(v) : (v as number | bigint));
+        }
+      } else {
+        // Number() converts as the typed array's own store would, and also takes bigints.
+        for (let i = 0; i < values.length; i++) arr[i] = Number(values[i]);
       }
       stored = arr;
     } else {
-      throw Errors.tensorSize(name, `data for ${datatype} must be a ${Ctor.name} or an array of numbers`);
+      throw Errors.tensorDataType(name, datatype, `a ${Ctor.name} or an array of numbers`);
     }
   }
   if (stored.length !== count) {
-    throw Errors.tensorSize(name, `shape ${formatShape(shape)} has ${count} elements but data has ${stored.length}`);
+    throw Errors.tensorElementCount(name, formatShape(shape), count, stored.length);
   }
   return { name, datatype, shape: [...shape], data: stored };
 }
@@ -73,20 +78,20 @@ export function tensorFromBytes(name: string, datatype: DataType, shape: readonl
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let p = 0;
     for (let i = 0; i < count; i++) {
-      if (p + 4 > bytes.byteLength) throw Errors.tensorSize(name, `BYTES data ends before element ${i} of ${count} (need a 4-byte length at offset ${p}, have ${bytes.byteLength} bytes)`);
+      if (p + 4 > bytes.byteLength) throw Errors.tensorBytesMalformed(name, `data ends before element ${i} of ${count} (need a 4-byte length at offset ${p}, have ${bytes.byteLength} bytes)`);
       const len = view.getUint32(p, true);
       p += 4;
-      if (p + len > bytes.byteLength) throw Errors.tensorSize(name, `BYTES element ${i} declares ${len} bytes but only ${bytes.byteLength - p} remain`);
+      if (p + len > bytes.byteLength) throw Errors.tensorBytesMalformed(name, `element ${i} declares ${len} bytes but only ${bytes.byteLength - p} remain`);
       out[i] = bytes.subarray(p, p + len);
       p += len;
     }
-    if (p !== bytes.byteLength) throw Errors.tensorSize(name, `BYTES data has ${bytes.byteLength - p} trailing bytes after ${count} elements`);
+    if (p !== bytes.byteLength) throw Errors.tensorBytesMalformed(name, `data has ${bytes.byteLength - p} trailing bytes after ${count} elements`);
     return { name, datatype, shape: [...shape], data: out };
   }
   const size = elementSize(datatype);
   const expected = count * size;
   if (bytes.byteLength !== expected) {
-    throw Errors.tensorSize(name, `unexpected byte size ${bytes.byteLength} for ${datatype} ${formatShape(shape)}, expected ${expected} (${count} elements x ${size} bytes)`);
+    throw Errors.tensorByteSize(name, bytes.byteLength, datatype, formatShape(shape), expected, count, size);
   }
   const Ctor = STORAGE[datatype];
   let src = bytes;
@@ -141,7 +146,7 @@ export function writeTensorBytes(t: Tensor, dst: Uint8Array, offset: number): nu
 
 /** BYTES elements decoded as UTF-8. */
 export function tensorStrings(t: Tensor): string[] {
-  if (t.datatype !== 'BYTES') throw Errors.tensorSize(t.name, `is ${t.datatype}, not BYTES`);
+  if (t.datatype !== 'BYTES') throw Errors.tensorNotBytes(t.name, t.datatype);
   return (t.data as BytesData).map((e) => utf8d.decode(e));
 }
 
@@ -153,7 +158,7 @@ export function renameTensor(t: Tensor, name: string): Tensor {
 /** Same data with another shape of equal element count (no copy). */
 export function reshapeTensor(t: Tensor, shape: readonly number[]): Tensor {
   if (elementCount(shape) !== elementCount(t.shape)) {
-    throw Errors.tensorSize(t.name, `cannot reshape ${formatShape(t.shape)} to ${formatShape(shape)}`);
+    throw Errors.tensorReshape(t.name, formatShape(t.shape), formatShape(shape));
   }
   return { name: t.name, datatype: t.datatype, shape: [...shape], data: t.data };
 }

@@ -8,10 +8,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testModelPath } from '../../scripts/build-test-models.js';
 
-export const EXAMPLE_REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/example');
+const EXAMPLE_REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/repos/example');
 
 /** Model file in the repository -> generated test model it is copied from. */
-export const EXAMPLE_ONNX: Record<string, string> = {
+const EXAMPLE_ONNX: Record<string, string> = {
   'simple/1/model.onnx': 'simple.onnx',
   'identity_fp32/1/model.onnx': 'identity_fp32.onnx',
 };

@@ -120,7 +120,7 @@ each('infer: id, version, requested outputs, parameters, output()', async (c) =>
   assert.equal(res.modelVersion, '1');
   assert.equal(res.id, 'req-7');
   assert.deepEqual({ ...plain(res.output('OUTPUT0')), name: 'INPUT0' }, plain(input));
-  assert.throws(() => res.output('NOPE'), /has no output 'NOPE' \(it has 'OUTPUT0'\)/);
+  assert.throws(() => res.output('NOPE'), { code: Errors.clientOutputMissing.code, message: /has no output 'NOPE' \(it has 'OUTPUT0'\)/ });
 });
 
 each('classification returns the top classes as BYTES', async (c) => {

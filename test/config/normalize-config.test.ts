@@ -39,8 +39,8 @@ test('explicit values survive; the input is not mutated; KIND_AUTO resolves to C
   const copy = structuredClone(input);
   const c = normalizeConfig(input);
   assert.deepEqual(input, copy);
-  assert.equal(c.instance_group[0].count, 0, 'validation, not normalisation, rejects count 0');
-  assert.equal(c.instance_group[0].kind, 'KIND_CPU');
+  assert.equal(c.instance_group[0]!.count, 0, 'validation, not normalisation, rejects count 0');
+  assert.equal(c.instance_group[0]!.kind, 'KIND_CPU');
   assert.equal(c.version_policy.latest!.num_versions, 0);
 });
 
@@ -65,6 +65,6 @@ test('formatProblems prints file:line:col: severity: message lines', () => {
 
 test('deepFreeze freezes nested objects and arrays', () => {
   const c = deepFreeze(parseConfigText('name: "m" input { name: "a" dims: [1] }', 'f', 'pbtxt').config);
-  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.input) && Object.isFrozen(c.input[0].dims));
-  assert.throws(() => { (c.input[0].dims as number[]).push(2); }, TypeError);
+  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.input) && Object.isFrozen(c.input[0]!.dims));
+  assert.throws(() => { (c.input[0]!.dims as number[]).push(2); }, TypeError);
 });

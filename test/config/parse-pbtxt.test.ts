@@ -24,9 +24,9 @@ test('ensemble steps: both repeated forms, map entries as repeated keys and as a
   assert.deepEqual(validateConfig(p), []);
   const steps = p.config.ensemble_scheduling!.step;
   assert.deepEqual(steps.map((s) => [s.model_name, s.model_version]), [['tokenizer', -1], ['encoder', 2], ['postprocess', -1]]);
-  assert.deepEqual(steps[0].output_map, { input_ids: 'ids', attention_mask: 'mask' });
-  assert.deepEqual(steps[1].input_map, { input_ids: 'ids', attention_mask: 'mask' });
-  assert.deepEqual(steps[2].input_map, { LOGITS: 'logits' });
+  assert.deepEqual(steps[0]!.output_map, { input_ids: 'ids', attention_mask: 'mask' });
+  assert.deepEqual(steps[1]!.input_map, { input_ids: 'ids', attention_mask: 'mask' });
+  assert.deepEqual(steps[2]!.input_map, { LOGITS: 'logits' });
   assert.deepEqual(p.config.instance_group, [], 'an ensemble gets no default instance group');
   assert.deepEqual(positionOf(p, 'ensemble_scheduling.step[1].input_map.attention_mask'), { file: 'ensemble.pbtxt', line: 24, col: 61 });
   assert.deepEqual(positionOf(p, 'ensemble_scheduling.step[2]'), { file: 'ensemble.pbtxt', line: 28, col: 3 });
@@ -50,13 +50,13 @@ test('sequence batching with control inputs, oldest strategy and implicit state'
   const s = p.config.sequence_batching!;
   assert.equal(s.max_sequence_idle_microseconds, 5_000_000);
   assert.deepEqual(s.oldest, { max_candidate_sequences: 8, preferred_batch_size: [2, 4], max_queue_delay_microseconds: 100, preserve_ordering: false });
-  assert.deepEqual(s.control_input.map((c) => [c.name, c.control[0].kind]), [
+  assert.deepEqual(s.control_input.map((c) => [c.name, c.control[0]!.kind]), [
     ['START', 'CONTROL_SEQUENCE_START'], ['READY', 'CONTROL_SEQUENCE_READY'], ['END', 'CONTROL_SEQUENCE_END'], ['CORRID', 'CONTROL_SEQUENCE_CORRID']]);
-  assert.deepEqual(s.control_input[0].control[0].fp32_false_true, [0, 1]);
-  assert.deepEqual(s.control_input[2].control[0].bool_false_true, [false, true]);
-  assert.equal(s.control_input[3].control[0].data_type, 'TYPE_UINT64');
-  assert.equal(s.state[0].input_name, 'INPUT_STATE');
-  assert.deepEqual(s.state[0].initial_state, [{ data_type: 'TYPE_FP32', dims: [1], zero_data: true, name: 'zeros' }]);
+  assert.deepEqual(s.control_input[0]!.control[0]!.fp32_false_true, [0, 1]);
+  assert.deepEqual(s.control_input[2]!.control[0]!.bool_false_true, [false, true]);
+  assert.equal(s.control_input[3]!.control[0]!.data_type, 'TYPE_UINT64');
+  assert.equal(s.state[0]!.input_name, 'INPUT_STATE');
+  assert.deepEqual(s.state[0]!.initial_state, [{ data_type: 'TYPE_FP32', dims: [1], zero_data: true, name: 'zeros' }]);
 });
 
 test('instance groups, parameters, warmup, accelerators, specific versions', () => {
@@ -64,9 +64,9 @@ test('instance groups, parameters, warmup, accelerators, specific versions', () 
   assert.deepEqual(validateConfig(p), []);
   const c = p.config;
   assert.deepEqual(c.version_policy, { specific: { versions: [1, 3] } });
-  assert.deepEqual(c.input[0].reshape, { shape: [1, 3, 224, 224] });
-  assert.equal(c.input[0].format, 'FORMAT_NCHW');
-  assert.equal(c.output[0].label_filename, 'labels.txt');
+  assert.deepEqual(c.input[0]!.reshape, { shape: [1, 3, 224, 224] });
+  assert.equal(c.input[0]!.format, 'FORMAT_NCHW');
+  assert.equal(c.output[0]!.label_filename, 'labels.txt');
   assert.deepEqual(c.instance_group.map((g) => [g.name, g.kind, g.count, g.passive]),
     [['classifier_0', 'KIND_CPU', 2, false], ['spare', 'KIND_CPU', 1, true]]);
   assert.deepEqual(c.parameters, { intra_op_thread_count: { string_value: '2' }, mode: { string_value: 'fast' } });
@@ -114,7 +114,7 @@ test('comments, < > messages, optional colons, separators, both repeated forms, 
   assert.deepEqual(p.config.input.map((i) => [i.name, i.data_type, i.dims]), [['a', 'TYPE_FP32', [2, -1, 8]], ['b', 'TYPE_FP32', [1]]]);
   assert.deepEqual(p.config.output.map((o) => o.is_shape_tensor), [true, true, true, false]);
   assert.equal(p.config.sequence_batching!.direct!.minimum_slot_utilization, 0.5);
-  assert.deepEqual(p.config.model_metrics!.metric_control[0].histogram_options!.buckets, [-5, -2, 0, 3.5, Infinity]);
+  assert.deepEqual(p.config.model_metrics!.metric_control[0]!.histogram_options!.buckets, [-5, -2, 0, 3.5, Infinity]);
 });
 
 test('a map entry may omit its value, and a duplicate key warns', () => {

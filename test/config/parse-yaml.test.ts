@@ -76,10 +76,10 @@ test('YAML maps, anchors and aliases, and YAML syntax errors with positions', ()
   assert.deepEqual(p.config.cc_model_filenames, { '7.5': 'model_t4.onnx' });
   const bad = parseConfigText('name: m\ninput:\n  - name: a\n    dims: [1\n', 'bad.yaml', 'yaml');
   assert.ok(bad.problems.length > 0);
-  assert.equal(bad.problems[0].severity, 'error');
-  assert.match(bad.problems[0].message, /^model 'm': yaml syntax error: /);
-  assert.equal(bad.problems[0].line, 5, 'the unclosed [ is found at the end of the file');
+  assert.equal(bad.problems[0]!.severity, 'error');
+  assert.match(bad.problems[0]!.message, /^model 'm': yaml syntax error: /);
+  assert.equal(bad.problems[0]!.line, 5, 'the unclosed [ is found at the end of the file');
   const dup = parseConfigText('name: m\nname: n\n', 'dup.yaml', 'yaml');
   assert.deepEqual(dup.problems.map((x) => [x.line, x.col, x.severity]), [[2, 1, 'error']]);
-  assert.match(dup.problems[0].message, /unique/);
+  assert.match(dup.problems[0]!.message, /unique/);
 });

@@ -13,7 +13,7 @@ import type { EnumSchema, FieldSchema, MessageSchema } from '../../src/config/co
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The description both are held to: Triton's messages with their names, numbers and types. */
-export const PROTO_FILE = join(ROOT, 'src/protocol/grpc/model_config.proto');
+const PROTO_FILE = join(ROOT, 'src/protocol/grpc/model_config.proto');
 
 /**
  * Deliberate differences, keyed `Message.field`. `accepted`: fields the parser takes beyond the

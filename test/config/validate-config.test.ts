@@ -8,7 +8,7 @@ function at(text: string, needle: string, nth = 1): string {
   for (let k = 0; k < nth; k++) i = text.indexOf(needle, i + 1);
   assert.ok(i >= 0, `fixture text has no ${nth}. '${needle}'`);
   const before = text.slice(0, i).split('\n');
-  return `${before.length}:${before[before.length - 1].length + 1}`;
+  return `${before.length}:${before[before.length - 1]!.length + 1}`;
 }
 
 interface Case {
@@ -90,7 +90,7 @@ for (const c of cases) {
     assert.equal(problems.length, c.expect.length, `expected ${c.expect.length} problems, got:\n${shown}`);
     c.expect.forEach(([needle, fragment, severity = 'error'], i) => {
       const [n, nth] = Array.isArray(needle) ? needle : [needle, 1];
-      const p = problems[i];
+      const p = problems[i]!;
       assert.equal(`${p.line}:${p.col}`, at(c.text, n, nth), `position of problem ${i}:\n${shown}`);
       assert.equal(p.file, 'config.pbtxt');
       assert.equal(p.severity, severity);
@@ -116,6 +116,6 @@ test('several problems in one file are all reported, each once, in one pass', ()
     `multi/config.pbtxt:${at(text, '0 ]')}: error`,
     `multi/config.pbtxt:${at(text, 'count')}: error`,
   ]);
-  assert.match(out[0], /input\[0\]\.data_type: invalid DataType value 'TYPE_FLOAT32' \(did you mean TYPE_FP32\?\)/);
+  assert.match(out[0]!, /input\[0\]\.data_type: invalid DataType value 'TYPE_FLOAT32' \(did you mean TYPE_FP32\?\)/);
   assert.ok(!out.some((l) => l.includes("must specify 'data_type'")), 'a bad data_type is not also reported as missing');
 });

@@ -19,8 +19,8 @@ function plan(p: ModelConfig, ...models: ModelConfig[]): PipelinePlan {
 }
 
 const sumModel: ModelFn = (req) => new Observable<InferenceResponse>((s) => {
-  const n = req.inputs[0].shape[0];
-  const out = Array.from({ length: n }, (_, i) => req.inputs.reduce((acc, t) => acc + values(t)[i], 0));
+  const n = req.inputs[0]!.shape[0]!;
+  const out = Array.from({ length: n }, (_, i) => req.inputs.reduce((acc, t) => acc + values(t)[i]!, 0));
   s.next(response(req, [f32('Y', out)]));
   s.complete();
 });
@@ -33,7 +33,7 @@ test('linear chain: one final response; children carry deadline, priority, seque
   let midFromInc: unknown;
   const host = fnHost({
     inc: (req) => mapModel((v) => v + 1)(req),
-    dbl: (req) => { midFromInc = req.inputs[0].data; return mapModel((v) => v * 2)(req); },
+    dbl: (req) => { midFromInc = req.inputs[0]!.data; return mapModel((v) => v * 2)(req); },
   });
   const sched = createEnsembleScheduler(p, { host, pipeline: 'chain' });
   const input = f32('IN', [1, 2, 3, 4]);
@@ -43,8 +43,8 @@ test('linear chain: one final response; children carry deadline, priority, seque
   await item.settled;
   assert.equal(item.error, undefined);
   assert.equal(item.responses.length, 1);
-  assert.equal(item.responses[0].final, true);
-  assert.deepEqual(item.responses[0].outputs.map((t) => [t.name, values(t)]), [['OUT', [4, 6, 8, 10]]]);
+  assert.equal(item.responses[0]!.final, true);
+  assert.deepEqual(item.responses[0]!.outputs.map((t) => [t.name, values(t)]), [['OUT', [4, 6, 8, 10]]]);
   assert.equal(host.calls.length, 2);
   for (const c of host.calls) {
     assert.equal(c.deadline, 12345);
@@ -55,9 +55,9 @@ test('linear chain: one final response; children carry deadline, priority, seque
     assert.deepEqual(c.parameters, { custom: 'x' });
     assert.equal(c.version, '');
   }
-  assert.equal(host.calls[0].inputs[0].name, 'X');
-  assert.equal(host.calls[0].inputs[0].data, input.data, 'the pipeline input reaches the step without a copy');
-  assert.deepEqual(host.calls[0].outputs, [{ name: 'Y' }]);
+  assert.equal(host.calls[0]!.inputs[0]!.name, 'X');
+  assert.equal(host.calls[0]!.inputs[0]!.data, input.data, 'the pipeline input reaches the step without a copy');
+  assert.deepEqual(host.calls[0]!.outputs, [{ name: 'Y' }]);
   assert.ok(midFromInc instanceof Float32Array);
   assert.equal(sched.inflightCount(), 0);
 });
@@ -82,7 +82,7 @@ test('diamond and fan-out/fan-in compute the right values', async () => {
   await item.settled;
   assert.equal(item.error, undefined, item.error?.message);
   // m = x+1; out = 2m - m + m^2 = m + m^2
-  assert.deepEqual(values(item.responses[0].outputs[0]), [2, 6, 12, 20]);
+  assert.deepEqual(values(item.responses[0]!.outputs[0]), [2, 6, 12, 20]);
   assert.equal(host.calls.filter((c) => c.model === 'sum3').length, 1);
 });
 
@@ -104,7 +104,7 @@ test('nested pipeline: a step that is itself a pipeline, reached through the hos
   sched.enqueue(item);
   await item.settled;
   assert.equal(item.error, undefined, item.error?.message);
-  assert.deepEqual(values(item.responses[0].outputs[0]), [5, 7, 9, 11]);
+  assert.deepEqual(values(item.responses[0]!.outputs[0]), [5, 7, 9, 11]);
   assert.deepEqual(host.calls.map((c) => c.model), ['inner', 'inc', 'dbl', 'inc']);
 });
 
@@ -113,7 +113,7 @@ const perElement: ModelFn = (req) => new Observable<InferenceResponse>((s) => {
   const xs = values(req.inputs[0]);
   let i = 0;
   const timer = setInterval(() => {
-    if (i < xs.length) s.next({ ...response(req, [f32('Y', [xs[i], xs[i], xs[i], xs[i]])]), final: false });
+    if (i < xs.length) s.next({ ...response(req, [f32('Y', [xs[i]!, xs[i]!, xs[i]!, xs[i]!])]), final: false });
     else { s.next(response(req, [], true)); s.complete(); clearInterval(timer); }
     i++;
   }, 1);
@@ -138,7 +138,7 @@ test('decoupled step: N responses run the downstream steps N times and stream N 
   assert.equal(item.finals, 1);
   assert.equal(item.responses.length, 4, 'one response per decoupled response (the final one is empty)');
   assert.ok(item.responses.every((r) => !r.final));
-  assert.deepEqual(item.responses.map((r) => values(r.outputs[0])[0]).sort((a, b) => a - b), [102, 104, 106, 108]);
+  assert.deepEqual(item.responses.map((r) => values(r.outputs[0])[0]!).sort((a, b) => a - b), [102, 104, 106, 108]);
   assert.equal(host.calls.filter((c) => c.model === 'dbl').length, 4);
   assert.equal(host.calls.filter((c) => c.model === 'sum2').length, 4);
   assert.equal(host.calls.filter((c) => c.model === 'slow').length, 1);
@@ -166,7 +166,7 @@ test('a failing step fails its request naming the step, keeps the cause\'s kind,
   const host = fnHost({
     bad: (req) => new Observable((s) => {
       const t = setTimeout(() => {
-        if (values(req.inputs[0])[0] < 0) s.error(Errors.shapeMismatch('bad', 'X', '[4]', '[5]'));
+        if (values(req.inputs[0])[0]! < 0) s.error(Errors.shapeMismatch('bad', 'X', '[4]', '[5]'));
         else { s.next(response(req, [f32('Y', values(req.inputs[0]))])); s.complete(); }
       }, 2);
       return () => clearTimeout(t);
@@ -186,7 +186,7 @@ test('a failing step fails its request naming the step, keeps the cause\'s kind,
   assert.equal(slowTornDown, 1, 'the sibling step still running was cancelled');
   await healthy.settled;
   assert.equal(healthy.error, undefined);
-  assert.deepEqual(values(healthy.responses[0].outputs[0]), [2, 2, 2, 2]);
+  assert.deepEqual(values(healthy.responses[0]!.outputs[0]), [2, 2, 2, 2]);
   assert.equal(slowFinished, 1, 'only the healthy request reached the join');
   const st = sched.stepStats();
   assert.deepEqual(st.map((s) => [s.step, s.count, s.fail]), [['bad', 1, 1], ['slow', 1, 0], ['sum2', 1, 0]]);
@@ -258,11 +258,11 @@ test('max_inflight_requests bounds requests of the whole pipeline; the rest wait
   assert.equal(sched.inflightCount(), 6);
   assert.equal(host.calls.length, 2, 'only two requests reached their first step');
   // A queued request cancelled while waiting never runs.
-  items[5].abort();
+  items[5]!.abort();
   assert.equal(sched.inflightCount(), 5);
   await Promise.all(items.slice(0, 5).map((it) => it.settled));
   assert.equal(peak, 2);
-  assert.deepEqual(items.slice(0, 5).map((it) => values(it.responses[0].outputs[0])[0]), [10, 20, 30, 40, 50]);
+  assert.deepEqual(items.slice(0, 5).map((it) => values(it.responses[0]!.outputs[0])[0]), [10, 20, 30, 40, 50]);
   assert.equal(host.calls.filter((c) => c.model === 'a').length, 5);
   assert.equal(sched.inflightCount(), 0);
 });
@@ -296,6 +296,6 @@ test('requested outputs: only those are waited for and returned; an absent optio
   sched.enqueue(item);
   await item.settled;
   assert.equal(item.error, undefined, item.error?.message);
-  assert.deepEqual(item.responses[0].outputs.map((t) => t.name), ['FAST']);
+  assert.deepEqual(item.responses[0]!.outputs.map((t) => t.name), ['FAST']);
   assert.deepEqual(host.calls.find((c) => c.model === 'opt')?.inputs.map((t) => t.name), ['X']);
 });

@@ -22,8 +22,8 @@ const diamondPlan = compilePipeline(diamond, resolver(unary('a'), unary('b'), un
 function timed(clock: Clock, ms: number): ModelFn {
   return (req) => new Observable<InferenceResponse>((s) => {
     const h = clock.setTimer(() => {
-      const n = req.inputs[0].shape[0];
-      s.next(response(req, [f32('Y', Array.from({ length: n }, (_, i) => req.inputs.reduce((acc, t) => acc + values(t)[i], 0)))]));
+      const n = req.inputs[0]!.shape[0]!;
+      s.next(response(req, [f32('Y', Array.from({ length: n }, (_, i) => req.inputs.reduce((acc, t) => acc + values(t)[i]!, 0)))]));
       s.complete();
     }, ms);
     return () => clock.clearTimer(h);
@@ -33,7 +33,7 @@ function timed(clock: Clock, ms: number): ModelFn {
 test('parallel branches: two 50 ms branches finish in about 50 ms, not 100', async () => {
   const host = fnHost({
     a: mapModel((v) => v), b: mapModel((v) => v + 1, { delayMs: 50 }), c: mapModel((v) => v + 2, { delayMs: 50 }),
-    sum2: (req) => new Observable((s) => { s.next(response(req, [f32('Y', values(req.inputs[0]).map((v, i) => v + values(req.inputs[1])[i]))])); s.complete(); }),
+    sum2: (req) => new Observable((s) => { s.next(response(req, [f32('Y', values(req.inputs[0]).map((v, i) => v + values(req.inputs[1])[i]!))])); s.complete(); }),
   });
   const sched = createEnsembleScheduler(diamondPlan, { host, pipeline: 'diamond' });
   const item = makeItem({ inputs: [f32('IN', [1, 1, 1, 1])] });
@@ -42,7 +42,7 @@ test('parallel branches: two 50 ms branches finish in about 50 ms, not 100', asy
   await item.settled;
   const ms = performance.now() - t0;
   assert.equal(item.error, undefined);
-  assert.deepEqual(values(item.responses[0].outputs[0]), [5, 5, 5, 5]);
+  assert.deepEqual(values(item.responses[0]!.outputs[0]), [5, 5, 5, 5]);
   assert.ok(ms >= 49 && ms < 90, `took ${ms.toFixed(1)} ms`);
   const wall = sched.wallStats();
   const summed = sched.stepStats().reduce((acc, s) => acc + s.ns, 0);
@@ -64,7 +64,7 @@ test('step statistics and wall time are exact on a virtual clock', () => {
     sched.enqueue(item);
     clock.advance(100);
     assert.equal(item.done, true);
-    assert.deepEqual(values(item.responses[0].outputs[0]), [2, 4, 6, 8]);
+    assert.deepEqual(values(item.responses[0]!.outputs[0]), [2, 4, 6, 8]);
   }
   assert.deepEqual(sched.stepStats(), [
     { step: 'a', model: 'a', version: '1', count: 2, ns: 20e6, fail: 0 },

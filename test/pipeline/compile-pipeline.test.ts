@@ -19,11 +19,11 @@ test('a chain written out of order compiles to a plan in topological order', () 
   assert.ok(plan);
   assert.deepEqual(plan.steps.map((s) => s.configIndex), [1, 0]);
   assert.deepEqual(plan.steps.map((s) => s.name), ['a#1', 'a#0']);
-  assert.equal(plan.steps[0].version, '3');
-  assert.equal(plan.steps[1].version, '', 'version -1 is the latest');
+  assert.equal(plan.steps[0]!.version, '3');
+  assert.equal(plan.steps[1]!.version, '', 'version -1 is the latest');
   assert.deepEqual(plan.consumers.get('mid'), [1]);
-  assert.deepEqual(plan.steps[0].requestedOutputs, [{ name: 'Y' }]);
-  assert.ok(Object.isFrozen(plan) && Object.isFrozen(plan.steps[0]) && Object.isFrozen(plan.steps[0].inputs));
+  assert.deepEqual(plan.steps[0]!.requestedOutputs, [{ name: 'Y' }]);
+  assert.ok(Object.isFrozen(plan) && Object.isFrozen(plan.steps[0]) && Object.isFrozen(plan.steps[0]!.inputs));
 });
 
 test('a diamond: both branches consume the first step, the join consumes both', () => {
@@ -94,8 +94,8 @@ test('cycles are reported with the steps of the loop in order', () => {
   assert.equal(plan, undefined);
   const cyc = errors(problems).filter((e) => /cycle/.test(e.message));
   assert.equal(cyc.length, 1);
-  assert.match(cyc[0].message, /pipeline 'loop': steps form a cycle 'two' -> 'b' -> 'c' -> 'two'/);
-  assert.equal(cyc[0].path, 'ensemble_scheduling.step[0]');
+  assert.match(cyc[0]!.message, /pipeline 'loop': steps form a cycle 'two' -> 'b' -> 'c' -> 'two'/);
+  assert.equal(cyc[0]!.path, 'ensemble_scheduling.step[0]');
 });
 
 test('a step reading its own output is a one-step cycle', () => {
@@ -136,8 +136,8 @@ test('batching: pipeline max_batch_size must be <= every step model\'s, and impl
   ], { mbs: 8 });
   const errs = errors(compilePipeline(p, resolver(small, none, big)).problems);
   assert.equal(errs.length, 2, JSON.stringify(errs, null, 1));
-  assert.match(errs[0].message, /step 'small' \(step\[1\]\): the pipeline's max_batch_size 8 must be <= model 'small''s max_batch_size 4/);
-  assert.match(errs[1].message, /step 'none' \(step\[2\]\): model 'none' does not support batching \(max_batch_size 0\)/);
+  assert.match(errs[0]!.message, /step 'small' \(step\[1\]\): the pipeline's max_batch_size 8 must be <= model 'small''s max_batch_size 4/);
+  assert.match(errs[1]!.message, /step 'none' \(step\[2\]\): model 'none' does not support batching \(max_batch_size 0\)/);
 
   // A non-batching pipeline may feed a batching step when its dims spell the batch dim out.
   const q = pipeline('explicit', { IN: ['TYPE_FP32', [1, 4]] }, { OUT: ['TYPE_FP32', [2, 4]] }, [
@@ -148,7 +148,7 @@ test('batching: pipeline max_batch_size must be <= every step model\'s, and impl
   const r = pipeline('rank', { IN: F4 }, { OUT: ['TYPE_FP32', [-1, 4]] }, [{ model: 'big', in: { X: 'IN' }, out: { Y: 'OUT' } }]);
   const rankErr = errors(compilePipeline(r, resolver(big)).problems);
   assert.equal(rankErr.length, 1);
-  assert.match(rankErr[0].message, /expects FP32 \[-1,4\] but tensor 'IN' from the pipeline input is FP32 \[4\] \(dims differ\)/);
+  assert.match(rankErr[0]!.message, /expects FP32 \[-1,4\] but tensor 'IN' from the pipeline input is FP32 \[4\] \(dims differ\)/);
 });
 
 test('mapped names must exist on the step model and required inputs must be mapped', () => {
@@ -193,9 +193,9 @@ test('a pipeline may not call itself, directly or through a nested pipeline', ()
   const outer = pipeline('outer', { IN: F4 }, { OUT: F4 }, [{ model: 'inner', in: { IN: 'IN' }, out: { OUT: 'OUT' } }]);
   const errs = errors(compilePipeline(outer, resolver(inner, outer)).problems);
   assert.equal(errs.length, 1, JSON.stringify(errs));
-  assert.match(errs[0].message, /model 'inner' calls pipeline 'outer' again \(through 'inner'\)/);
+  assert.match(errs[0]!.message, /model 'inner' calls pipeline 'outer' again \(through 'inner'\)/);
   const direct = pipeline('me', { IN: F4 }, { OUT: F4 }, [{ model: 'me', in: { IN: 'IN' }, out: { OUT: 'OUT' } }]);
-  assert.match(errors(compilePipeline(direct, resolver()).problems)[0].message, /a pipeline cannot call itself/);
+  assert.match(errors(compilePipeline(direct, resolver()).problems)[0]!.message, /a pipeline cannot call itself/);
 });
 
 test('a decoupled step in a non-decoupled pipeline is a warning; the step is marked decoupled in the plan', () => {
@@ -203,9 +203,9 @@ test('a decoupled step in a non-decoupled pipeline is a warning; the step is mar
   const p = pipeline('stream', { IN: F4 }, { OUT: F4 }, [{ model: 'gen', in: { X: 'IN' }, out: { Y: 'OUT' } }]);
   const r = compilePipeline(p, resolver(gen));
   assert.ok(r.plan);
-  assert.equal(r.plan.steps[0].decoupled, true);
+  assert.equal(r.plan.steps[0]!.decoupled, true);
   assert.equal(r.plan.decoupled, false);
-  assert.match(warnings(r.problems)[0].message, /model 'gen' is decoupled but the pipeline is not/);
+  assert.match(warnings(r.problems)[0]!.message, /model 'gen' is decoupled but the pipeline is not/);
   const d = compilePipeline(pipeline('stream', { IN: F4 }, { OUT: F4 }, [{ model: 'gen', in: { X: 'IN' }, out: { Y: 'OUT' } }], { decoupled: true }), resolver(gen));
   assert.deepEqual(d.problems, []);
   assert.equal(d.plan?.decoupled, true);
@@ -233,9 +233,9 @@ test('problems carry file:line:col of what the user wrote (pbtxt), through locat
   const { problems } = compilePipeline(parsed.config, resolver(a), (path) => positionOf(parsed, path));
   const e = errors(problems);
   assert.equal(e.length, 1, JSON.stringify(problems));
-  assert.equal(e[0].file, '/repo/located/config.pbtxt');
-  assert.equal(e[0].line, 10, JSON.stringify(e[0]));
-  assert.ok((e[0].col ?? 0) > 1);
+  assert.equal(e[0]!.file, '/repo/located/config.pbtxt');
+  assert.equal(e[0]!.line, 10, JSON.stringify(e[0]));
+  assert.ok((e[0]!.col ?? 0) > 1);
 });
 
 test('YAML `steps:` sugar compiles to the same plan', () => {
@@ -256,11 +256,11 @@ test('YAML `steps:` sugar compiles to the same plan', () => {
   assert.deepEqual(parsed.problems, []);
   const { plan, problems } = compilePipeline(parsed.config, resolver(a));
   assert.deepEqual(problems, []);
-  assert.deepEqual(plan?.steps.map((s) => [s.name, s.version, s.inputs[0].tensor]), [['a#0', '', 'IN'], ['a#1', '2', 'mid']]);
+  assert.deepEqual(plan?.steps.map((s) => [s.name, s.version, s.inputs[0]!.tensor]), [['a#0', '', 'IN'], ['a#1', '2', 'mid']]);
 });
 
 test('a config that is not a pipeline, or has no steps, is an error', () => {
-  assert.match(errors(compilePipeline(a, resolver()).problems)[0].message, /model 'a' is not a pipeline/);
+  assert.match(errors(compilePipeline(a, resolver()).problems)[0]!.message, /model 'a' is not a pipeline/);
   const empty = pipeline('empty', { IN: F4 }, { OUT: F4 }, []);
   const errs = errors(compilePipeline(empty, resolver()).problems);
   assert.ok(errs.some((e) => /ensemble_scheduling has no steps/.test(e.message)));

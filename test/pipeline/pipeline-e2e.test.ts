@@ -32,12 +32,12 @@ test('the diamond pipeline: two 50 ms identity branches overlap, outputs are the
   const responses = await infer('diamond', [1, 2, 3, 4]);
   const ms = performance.now() - t0;
   assert.equal(responses.length, 1);
-  assert.equal(responses[0].final, true);
-  const byName = new Map(responses[0].outputs.map((t) => [t.name, t]));
+  assert.equal(responses[0]!.final, true);
+  const byName = new Map(responses[0]!.outputs.map((t) => [t.name, t]));
   assert.deepEqual(vals(byName.get('LEFT')), [1, 2, 3, 4]);
   assert.deepEqual(vals(byName.get('RIGHT')), [1, 2, 3, 4]);
   assert.ok(ms >= 49 && ms < 90, `diamond took ${ms.toFixed(1)} ms`);
-  const stats = server.modelStatistics('diamond').model_stats[0];
+  const stats = server.modelStatistics('diamond').model_stats[0]!;
   assert.deepEqual(stats.step_stats?.map((s) => [s.step, s.count]), [['ident', 2], ['slow_a', 2], ['slow_b', 2], ['pair', 2]]);
   const summed = stats.step_stats!.reduce((a, s) => a + s.ns, 0);
   assert.equal(stats.wall?.count, 2);
@@ -46,20 +46,20 @@ test('the diamond pipeline: two 50 ms identity branches overlap, outputs are the
 
 test('the YAML `steps:` pipeline and a nested pipeline run end to end', async () => {
   const chain = await infer('chain3', [5, 6, 7, 8]);
-  assert.deepEqual(vals(chain[0].outputs[0]), [5, 6, 7, 8]);
+  assert.deepEqual(vals(chain[0]!.outputs[0]), [5, 6, 7, 8]);
   const nested = await infer('nested', [9, 8, 7, 6]);
-  assert.equal(nested[0].outputs[0].name, 'OUT');
-  assert.deepEqual(vals(nested[0].outputs[0]), [9, 8, 7, 6]);
-  assert.equal(server.modelStatistics('chain3').model_stats[0].step_stats?.length, 3);
+  assert.equal(nested[0]!.outputs[0]!.name, 'OUT');
+  assert.deepEqual(vals(nested[0]!.outputs[0]), [9, 8, 7, 6]);
+  assert.equal(server.modelStatistics('chain3').model_stats[0]!.step_stats?.length, 3);
 });
 
 test('cancelling a pipeline request cancels its running steps', async () => {
-  const before = server.modelStatistics('slow_a').model_stats[0].inference_stats.fail.count;
+  const before = server.modelStatistics('slow_a').model_stats[0]!.inference_stats.fail.count;
   const sub = server.infer({ model: 'diamond', inputs: [input([1, 1, 1, 1])] }).subscribe({ error: () => {} });
   await new Promise((r) => setTimeout(r, 15));
   sub.unsubscribe();
   await new Promise((r) => setTimeout(r, 5));
-  const stats = server.modelStatistics('slow_a').model_stats[0].inference_stats;
+  const stats = server.modelStatistics('slow_a').model_stats[0]!.inference_stats;
   assert.equal(stats.fail.count, before + 1, 'the running slow_a step was cancelled, not completed');
 });
 

@@ -25,16 +25,16 @@ function fixture() {
 test('a step builds once, is skipped while up to date, and rebuilds a damaged output', async () => {
   const f = fixture();
   try {
-    assert.equal((await runBuildSteps([f.step], f.stamp))[0].status, 'built');
-    assert.equal((await runBuildSteps([f.step], f.stamp))[0].status, 'up-to-date');
+    assert.equal((await runBuildSteps([f.step], f.stamp))[0]!.status, 'built');
+    assert.equal((await runBuildSteps([f.step], f.stamp))[0]!.status, 'up-to-date');
     const out = join(f.dir, 'out', 'upper.txt');
     writeFileSync(out, 'V');                       // truncated / edited by hand
-    assert.equal((await runBuildSteps([f.step], f.stamp))[0].status, 'built');
+    assert.equal((await runBuildSteps([f.step], f.stamp))[0]!.status, 'built');
     assert.equal(readFileSync(out, 'utf8'), 'V1');
     rmSync(out);
-    assert.equal((await runBuildSteps([f.step], f.stamp))[0].status, 'built');
+    assert.equal((await runBuildSteps([f.step], f.stamp))[0]!.status, 'built');
     writeFileSync(f.source, 'version 2');          // a newer package asset
-    assert.equal((await runBuildSteps([f.step], f.stamp))[0].status, 'built');
+    assert.equal((await runBuildSteps([f.step], f.stamp))[0]!.status, 'built');
     assert.equal(readFileSync(out, 'utf8'), 'VERSION 2');
     assert.equal(f.builds(), 4);
     rmSync(f.source);
@@ -57,6 +57,7 @@ test('a script model whose generated file is missing is unavailable with the reb
     const server = await createServer({ modelRepository: repo });
     try {
       const [entry] = await server.repositoryIndex();
+      assert.ok(entry);
       assert.equal(entry.state, 'UNAVAILABLE');
       assert.match(entry.reason ?? '', /1\/languages\.json is missing; build the pipeline files with: npm run build-models/);
     } finally { await server.close(); }

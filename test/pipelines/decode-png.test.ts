@@ -60,7 +60,7 @@ test('canvas PNG and JPEG decode to the same picture; other bytes are refused by
   assert.equal(png.width, jpg.width);
   assert.equal(png.height, jpg.height);
   let diff = 0;
-  for (let i = 0; i < png.data.length; i++) diff += Math.abs(png.data[i] - jpg.data[i]);
+  for (let i = 0; i < png.data.length; i++) diff += Math.abs(png.data[i]! - jpg.data[i]!);
   assert.ok(diff / png.data.length < 4, `mean abs difference ${diff / png.data.length}`);
   assert.throws(() => decodeImage(new TextEncoder().encode('GIF89a...')), /neither PNG nor JPEG \(9 bytes, starts with 47 49 46 38\)/);
   assert.throws(() => decodeImage(renderText(['x']).subarray(0, 60)), /truncated|IDAT|short|ends early/);
@@ -69,7 +69,7 @@ test('canvas PNG and JPEG decode to the same picture; other bytes are refused by
 test('palette PNG with 2-bit indices and tRNS decodes to the palette colours', () => {
   // 5x2 image, indices packed 4 per byte, filter 0 per row; CRCs left zero (not checked)
   const indices = [[0, 1, 2, 3, 1], [3, 2, 1, 0, 2]];
-  const rows = indices.map((r) => [0, (r[0] << 6) | (r[1] << 4) | (r[2] << 2) | r[3], r[4] << 6]);
+  const rows = indices.map((r) => [0, (r[0]! << 6) | (r[1]! << 4) | (r[2]! << 2) | r[3]!, r[4]! << 6]);
   const chunk = (type: string, body: number[]) => {
     const len = [24, 16, 8, 0].map((s) => (body.length >>> s) & 255);
     return [...len, ...new TextEncoder().encode(type), ...body, 0, 0, 0, 0];
@@ -86,4 +86,19 @@ test('palette PNG with 2-bit indices and tRNS decodes to the palette colours', (
   const img = decodePng(bytes);
   const expected = indices.flat().flatMap((i) => [...palette.slice(i * 3, i * 3 + 3), i === 0 ? 255 : i === 1 ? 128 : 255]);
   assert.deepEqual([...img.data], expected);
+});
+
+test('an IHDR shorter than the 13 bytes the spec fixes is refused, not read past its end', () => {
+  const chunk = (type: string, body: number[]) => {
+    const len = [24, 16, 8, 0].map((s) => (body.length >>> s) & 255);
+    return [...len, ...new TextEncoder().encode(type), ...body, 0, 0, 0, 0];
+  };
+  // 1x1 grey, 8 bits, with the interlace byte (and the two before it) cut off
+  const bytes = new Uint8Array([
+    137, 80, 78, 71, 13, 10, 26, 10,
+    ...chunk('IHDR', [0, 0, 0, 1, 0, 0, 0, 1, 8, 0]),
+    ...chunk('IDAT', [...deflateSync(Uint8Array.from([0, 7]))]),
+    ...chunk('IEND', []),
+  ]);
+  assert.throws(() => decodePng(bytes), /PNG IHDR chunk has 10 bytes; the PNG spec fixes it at 13/);
 });

@@ -36,16 +36,17 @@ test('featurizer + ONNX MLP reproduce lande probabilities to 1e-5', async () => 
   const features = new Float32Array(sentences.length * width);
   sentences.forEach((s, i) => featurize(s, ngrams, features, i * width));
   const { PROBABILITIES } = await session.run({ FEATURES: new ort.Tensor('float32', features, [sentences.length, width]) });
+  assert.ok(PROBABILITIES);
   assert.deepEqual(PROBABILITIES.dims, [sentences.length, 50]);
   const probs = PROBABILITIES.data as Float32Array;
   let worst = 0;
   sentences.forEach((s, i) => {
     const expected = new Map<string, number>(lande(s));
     languages.forEach((lang, j) => {
-      worst = Math.max(worst, Math.abs(probs[i * 50 + j] - expected.get(lang)!));
+      worst = Math.max(worst, Math.abs(probs[i * 50 + j]! - expected.get(lang)!));
     });
     const row = probs.subarray(i * 50, (i + 1) * 50);
-    assert.equal(languages[topK(row, 1)[0]], lande(s)[0][0], `best language of ${JSON.stringify(s)}`);
+    assert.equal(languages[topK(row, 1)[0]!], lande(s)[0]![0], `best language of ${JSON.stringify(s)}`);
   });
   assert.ok(worst < 1e-5, `max abs difference ${worst}`);
   await session.release();

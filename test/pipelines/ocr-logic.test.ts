@@ -19,12 +19,12 @@ async function localModels(): Promise<OcrModels & { release(): Promise<void> }> 
   return {
     async detect(x, h, w) {
       const out = await det.run({ x: new ort.Tensor('float32', x, [1, 3, h, w]) });
-      const t = out[det.outputNames[0]];
+      const t = out[det.outputNames[0]!]!;
       return { data: t.data as Float32Array, dims: t.dims };
     },
     async recognise(x, n, w) {
       const out = await rec.run({ x: new ort.Tensor('float32', x, [n, 3, 48, w]) });
-      const t = out[rec.outputNames[0]];
+      const t = out[rec.outputNames[0]!]!;
       return { data: t.data as Float32Array, dims: t.dims };
     },
     async release() { await det.release(); await rec.release(); },
@@ -44,7 +44,7 @@ test('reads two rendered lines top to bottom, in PNG and JPEG, with boxes inside
       const image = renderText(['ONNX inference', 'Tributary 2024'], { format });
       const lines = await readText(decodeImage(image), models, { ...OCR_DEFAULTS, charset });
       assert.deepEqual(lines.map((l) => l.text), ['ONNX inference', 'Tributary 2024'], format);
-      assert.ok(lines[0].box.y1 <= lines[1].box.y0 + 5, 'first line is above the second');
+      assert.ok(lines[0]!.box.y1 <= lines[1]!.box.y0 + 5, 'first line is above the second');
       for (const l of lines) {
         assert.ok(l.box.x0 >= 0 && l.box.x1 <= 640 && l.box.x0 < l.box.x1 && l.box.y0 < l.box.y1);
         assert.ok(l.score > 0.8 && l.score <= 1, `score ${l.score}`);

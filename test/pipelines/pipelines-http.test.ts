@@ -28,23 +28,23 @@ const sentences: [string, string][] = [
 test('langid: six languages in one batch, top 3 by default, probabilities equal lande\'s', async () => {
   const guesses = await identifyLanguages(served.url, sentences.map(([, s]) => s));
   sentences.forEach(([lang, text], i) => {
-    const g = guesses[i];
+    const g = guesses[i]!;
     assert.equal(g.length, 3);
-    assert.equal(g[0].language, lang, text);
-    assert.ok(g[0].probability >= g[1].probability && g[1].probability >= g[2].probability);
+    assert.equal(g[0]!.language, lang, text);
+    assert.ok(g[0]!.probability >= g[1]!.probability && g[1]!.probability >= g[2]!.probability);
     const expected = lande(text).slice(0, 3);
     g.forEach((x, j) => {
-      assert.equal(x.language, expected[j][0]);
-      assert.ok(Math.abs(x.probability - expected[j][1]) < 1e-5, `${lang}: ${x.probability} vs ${expected[j][1]}`);
+      assert.equal(x.language, expected[j]![0]);
+      assert.ok(Math.abs(x.probability - expected[j]![1]) < 1e-5, `${lang}: ${x.probability} vs ${expected[j]![1]}`);
     });
   });
 });
 
 test('langid: the top_k request parameter sets k; a bad top_k is a 400 naming it', async () => {
   const [one] = await identifyLanguages(served.url, ['Guten Morgen, wie geht es dir heute?'], 1);
-  assert.deepEqual(one.map((g) => g.language), ['deu']);
+  assert.deepEqual(one!.map((g) => g.language), ['deu']);
   const [five] = await identifyLanguages(served.url, ['Guten Morgen, wie geht es dir heute?'], 5);
-  assert.equal(five.length, 5);
+  assert.equal(five!.length, 5);
   await assert.rejects(identifyLanguages(served.url, ['hello'], 0), (e: V2Error) => e.status === 400 && /top_k/.test(e.message));
 });
 
@@ -63,8 +63,9 @@ test('sentiment: clearly positive and negative sentences get the right label', a
 test('ocr: reads two rendered lines top to bottom from PNG, and the same from JPEG', async () => {
   for (const format of ['png', 'jpeg'] as const) {
     const [lines] = await readImages(served.url, [renderText(['ONNX inference', 'Tributary 2024'], { format })]);
+    assert.ok(lines);
     assert.deepEqual(lines.map((l) => l.text), ['ONNX inference', 'Tributary 2024'], format);
-    assert.ok(lines[0].box[3] <= lines[1].box[1] + 5, 'first line above the second');
+    assert.ok(lines[0]!.box[3] <= lines[1]!.box[1] + 5, 'first line above the second');
     for (const l of lines) assert.ok(l.box[0] >= 0 && l.box[2] <= 640 && l.score > 0.8);
   }
 });
@@ -84,6 +85,6 @@ test('ocr: bytes that are not an image are a 400 naming the input', async () => 
 test('statistics: each step of each pipeline counted its work', async () => {
   for (const m of ['langid', 'langid_featurize', 'langid_mlp', 'langid_topk', 'sentiment', 'sentiment_tokenize', 'sentiment_classifier', 'sentiment_label', 'ocr', 'ocr_det', 'ocr_rec']) {
     const s = await modelStats(served.url, m);
-    assert.ok(s.inference_count > 0 && s.inference_stats.success.count > 0, `${m}: ${JSON.stringify(s)}`);
+    assert.ok(s.inference_count > 0 && s.inference_stats.success!.count > 0, `${m}: ${JSON.stringify(s)}`);
   }
 });

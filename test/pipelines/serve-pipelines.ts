@@ -18,5 +18,7 @@ export async function modelStats(url: string, model: string): Promise<{ inferenc
   const res = await fetch(`${url}/v2/models/${model}/stats`);
   if (!res.ok) throw new Error(`stats of ${model}: HTTP ${res.status} ${await res.text()}`);
   const body = await res.json() as { model_stats: { inference_count: number; execution_count: number; inference_stats: Record<string, { count: number; ns: number }> }[] };
-  return body.model_stats[0];
+  const stats = body.model_stats[0];
+  if (!stats) throw new Error(`stats of ${model}: the response has no model_stats entry`);
+  return stats;
 }

@@ -4,6 +4,7 @@ import {
   BinaryCursor, binaryChunks, binaryInput, frameBinary, parseHeaderLength, rawBodyInput, splitInferBody,
 } from '../../src/protocol/binary-tensor.js';
 import { createTensor, tensorStrings } from '../../src/tensor/index.js';
+import { Errors } from '../../src/errors.js';
 
 test('binary inputs are views over the body, not copies', () => {
   const f = new Float32Array([1, 2, 3, 4]);
@@ -21,24 +22,24 @@ test('binary inputs are views over the body, not copies', () => {
 test('header length validation', () => {
   assert.equal(parseHeaderLength(undefined), undefined);
   assert.equal(parseHeaderLength('12'), 12);
-  assert.throws(() => parseHeaderLength('-3'), /must be a non-negative integer, got '-3'/);
-  assert.throws(() => splitInferBody(new Uint8Array(4), 10), /Inference-Header-Content-Length 10 is longer than the 4-byte request body/);
+  assert.throws(() => parseHeaderLength('-3'), { code: Errors.binaryHeaderLengthInvalid.code });
+  assert.throws(() => splitInferBody(new Uint8Array(4), 10), { code: Errors.binaryHeaderLengthTooLong.code });
 });
 
 test('the cursor checks sizes and unclaimed bytes', () => {
   const c = new BinaryCursor(new Uint8Array(10));
   assert.equal(c.take('a', 4).byteLength, 4);
-  assert.throws(() => c.take('b', 8), /tensor 'b': binary_data_size 8 exceeds the 6 bytes/);
-  assert.throws(() => c.finish(), /6 bytes of binary data after the JSON header are not claimed/);
-  assert.throws(() => new BinaryCursor(undefined).take('z', 4), /request has no binary section/);
+  assert.throws(() => c.take('b', 8), { code: Errors.binaryDataShort.code });
+  assert.throws(() => c.finish(), { code: Errors.binaryDataUnclaimed.code });
+  assert.throws(() => new BinaryCursor(undefined).take('z', 4), { code: Errors.binaryDataMissing.code });
 });
 
 test('binary size must match datatype and shape', () => {
   assert.throws(() => binaryInput('x', 'FP32', [2, 2], new Uint8Array(12)),
-    /tensor 'x': binary_data_size 12 does not match FP32 \[2,2\]: expected 16 bytes/);
+    { code: Errors.binaryDataSize.code });
   const bytes = frameBinary('', [createTensor('s', 'BYTES', [2], ['ab', 'c'])]).body;
   assert.deepEqual(tensorStrings(binaryInput('s', 'BYTES', [2], bytes)), ['ab', 'c']);
-  assert.throws(() => binaryInput('s', 'BYTES', [3], bytes), /BYTES data ends before element 2/);
+  assert.throws(() => binaryInput('s', 'BYTES', [3], bytes), { code: Errors.tensorBytesMalformed.code });
 });
 
 test('raw body: batch dim 1, one variable dim solved', () => {
@@ -48,9 +49,9 @@ test('raw body: batch dim 1, one variable dim solved', () => {
   const fixed = rawBodyInput(body, 'm', [{ name: 'IN', datatype: 'FP32', shape: [2, 3] }], 0);
   assert.deepEqual(fixed.shape, [2, 3]);
   assert.throws(() => rawBodyInput(body, 'm', [{ name: 'A', datatype: 'FP32', shape: [6] }, { name: 'B', datatype: 'FP32', shape: [6] }], 0),
-    /exactly one input, this one has 2/);
-  assert.throws(() => rawBodyInput(body, 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1, -1] }], 0), /at most one variable dimension/);
-  assert.throws(() => rawBodyInput(body.subarray(0, 6), 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1] }], 0), /not a whole number of FP32 rows/);
+    { code: Errors.rawBinaryInputCount.code });
+  assert.throws(() => rawBodyInput(body, 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1, -1] }], 0), { code: Errors.rawBinaryVariableDims.code });
+  assert.throws(() => rawBodyInput(body.subarray(0, 6), 'm', [{ name: 'IN', datatype: 'FP32', shape: [-1] }], 0), { code: Errors.rawBinarySize.code });
   const s = rawBodyInput(Buffer.from('hello'), 'm', [{ name: 'S', datatype: 'BYTES', shape: [1] }], 0);
   assert.deepEqual(tensorStrings(s), ['hello']);
 });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeGenerateRequest, encodeGenerateResponse } from '../../src/protocol/generate.js';
 import { createTensor, tensorStrings } from '../../src/tensor/index.js';
+import { Errors } from '../../src/errors.js';
 
 const inputs = [
   { name: 'text_input', datatype: 'BYTES' as const, shape: [-1, 1] },
@@ -24,9 +25,9 @@ test('fields map to inputs by name; the rest become parameters', () => {
 });
 
 test('type errors name the field', () => {
-  assert.throws(() => decodeGenerateRequest({ max_tokens: 'x' }, { model: 'g', inputs }), /tensor 'max_tokens': INT32 element 0 must be an integer/);
-  assert.throws(() => decodeGenerateRequest({ x: [1] }, { model: 'g', inputs }), /generate parameter 'x' must be a string, number or boolean/);
-  assert.throws(() => decodeGenerateRequest('no', { model: 'g', inputs }), /must be a JSON object/);
+  assert.throws(() => decodeGenerateRequest({ max_tokens: 'x' }, { model: 'g', inputs }), { code: Errors.tensorElementInvalid.code });
+  assert.throws(() => decodeGenerateRequest({ x: [1] }, { model: 'g', inputs }), { code: Errors.requestParameterType.code });
+  assert.throws(() => decodeGenerateRequest('no', { model: 'g', inputs }), { code: Errors.requestBodyNotObject.code });
 });
 
 test('one-element outputs become scalars', () => {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tensorDataJson, tensorFromJson, halfToNumber, bf16ToNumber } from '../../src/protocol/json-tensor.js';
 import { createTensor } from '../../src/tensor/index.js';
+import { Errors } from '../../src/errors.js';
 
 test('nested and flat data give the same row-major tensor', () => {
   const a = tensorFromJson('x', 'INT32', [2, 2], [[1, 2], [3, 4]]);
@@ -29,15 +30,15 @@ test('INT64 beyond 2^53 travels exactly as a decimal string in and as digits out
 });
 
 test('bad elements name the tensor, index and problem', () => {
-  assert.throws(() => tensorFromJson('x', 'FP32', [2], [1, 'a']), /tensor 'x': FP32 element 1 must be a number/);
-  assert.throws(() => tensorFromJson('x', 'INT8', [1], [300]), /value 300 is out of range for INT8/);
-  assert.throws(() => tensorFromJson('x', 'INT32', [1], [1.5]), /element 0 must be an integer/);
-  assert.throws(() => tensorFromJson('x', 'BOOL', [1], [1]), /BOOL element 0 must be true or false/);
-  assert.throws(() => tensorFromJson('x', 'BYTES', [1], [5]), /BYTES element 0 must be a string/);
-  assert.throws(() => tensorFromJson('x', 'FP16', [1], [1]), /FP16 data cannot be sent as JSON/);
-  assert.throws(() => tensorFromJson('x', 'FP32', [3], [1, 2]), /shape \[3\] has 3 elements but 'data' has 2/);
-  assert.throws(() => tensorFromJson('x', 'UINT64', [1], [-1]), /out of range for UINT64/);
-  assert.throws(() => tensorFromJson('x', 'FP32', [1], 5), /'data' must be an array/);
+  assert.throws(() => tensorFromJson('x', 'FP32', [2], [1, 'a']), { code: Errors.tensorElementInvalid.code });
+  assert.throws(() => tensorFromJson('x', 'INT8', [1], [300]), { code: Errors.tensorElementRange.code });
+  assert.throws(() => tensorFromJson('x', 'INT32', [1], [1.5]), { code: Errors.tensorElementInvalid.code });
+  assert.throws(() => tensorFromJson('x', 'BOOL', [1], [1]), { code: Errors.tensorElementInvalid.code });
+  assert.throws(() => tensorFromJson('x', 'BYTES', [1], [5]), { code: Errors.tensorElementInvalid.code });
+  assert.throws(() => tensorFromJson('x', 'FP16', [1], [1]), { code: Errors.tensorJsonDatatype.code });
+  assert.throws(() => tensorFromJson('x', 'FP32', [3], [1, 2]), { code: Errors.tensorElementCount.code });
+  assert.throws(() => tensorFromJson('x', 'UINT64', [1], [-1]), { code: Errors.tensorElementRange.code });
+  assert.throws(() => tensorFromJson('x', 'FP32', [1], 5), { code: Errors.tensorDataNotArray.code });
 });
 
 test('non-finite floats become null; FP16/BF16 outputs widen exactly', () => {

@@ -4,6 +4,7 @@ import {
   decodeInferRequest, decodeInferResponse, encodeInferRequest, encodeInferResponse,
 } from '../../src/protocol/v2-json.js';
 import { splitInferBody } from '../../src/protocol/binary-tensor.js';
+import { Errors } from '../../src/errors.js';
 import { createTensor, tensorStrings, type Tensor } from '../../src/tensor/index.js';
 
 const ctx = { model: 'm' };
@@ -87,7 +88,7 @@ test('shared-memory outputs are written to the region and carry no data', () => 
   assert.deepEqual(writes, [['r', 4, [7, 8]]]);
   assert.deepEqual(JSON.parse(out.body as string).outputs[0].parameters, { shared_memory_region: 'r', shared_memory_byte_size: 2 });
   assert.throws(() => encodeInferResponse(res, { binaryDefault: false, sharedMemory: { A: { region: 'r', offset: 0, byteSize: 1 } } }, shm),
-    /does not fit shared_memory_byte_size 1/);
+    { code: Errors.outputShmTooSmall.code });
 });
 
 test('inputs can come from shared memory; without it the error says how to enable it', () => {
@@ -98,26 +99,32 @@ test('inputs can come from shared memory; without it the error says how to enabl
   assert.throws(() => decodeInferRequest(json, ctx), /client shared memory is disabled.*--allow-client-shm=true/);
 });
 
-test('malformed requests get precise messages', () => {
-  const cases: [unknown, RegExp][] = [
-    [[], /must be a JSON object/],
-    [{}, /must have an 'inputs' array/],
-    [{ inputs: [5] }, /input 0 must be an object/],
-    [{ inputs: [{ datatype: 'FP32', shape: [1], data: [1] }] }, /input 0 must have a non-empty string 'name'/],
-    [{ inputs: [{ name: 'x', datatype: 'FP33', shape: [1], data: [1] }] }, /tensor 'x': invalid datatype 'FP33'/],
-    [{ inputs: [{ name: 'x', shape: [1], data: [1] }] }, /tensor 'x': missing 'datatype'/],
-    [{ inputs: [{ name: 'x', datatype: 'FP32', data: [1] }] }, /tensor 'x': missing 'shape'/],
-    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [-1], data: [1] }] }, /'shape' must be an array of non-negative integers/],
-    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1] }] }, /tensor 'x': no data/],
-    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameters: { binary_data_size: 4 } }] }, /give only one of/],
-    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }, { name: 'x', datatype: 'FP32', shape: [1], data: [1] }] }, /appears more than once/],
-    [{ id: 5, inputs: [] }, /request 'id' must be a string/],
-    [{ inputs: [], parameters: { priority: -1 } }, /'priority' must be a non-negative integer/],
-    [{ inputs: [], parameters: { sequence_start: 'yes' } }, /'sequence_start' must be a boolean/],
-    [{ inputs: [], parameters: { x: { a: 1 } } }, /request parameter 'x' must be a string, number or boolean/],
-    [{ inputs: [], outputs: [{}] }, /requested output 0 must be an object with a string 'name'/],
-    [{ inputs: [], outputs: [{ name: 'o', parameters: { binary_data: 1 } }] }, /tensor 'o': parameter 'binary_data' must be a boolean/],
-    [{ inputs: [], outputs: [{ name: 'o', parameters: { classification: -2 } }] }, /'classification' must be a non-negative integer/],
+test('malformed requests get their own error codes', () => {
+  const cases: [unknown, { readonly code: string }][] = [
+    [[], Errors.requestBodyNotObject],
+    [{}, Errors.requestInputsMissing],
+    [{ inputs: [5] }, Errors.requestInputInvalid],
+    [{ inputs: [{ datatype: 'FP32', shape: [1], data: [1] }] }, Errors.requestInputNameMissing],
+    [{ inputs: [{ name: 'x', datatype: 'FP33', shape: [1], data: [1] }] }, Errors.badDatatype],
+    [{ inputs: [{ name: 'x', shape: [1], data: [1] }] }, Errors.tensorDatatypeMissing],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', data: [1] }] }, Errors.tensorShapeMissing],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [-1], data: [1] }] }, Errors.tensorShapeInvalid],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1] }] }, Errors.tensorDataMissing],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameters: { binary_data_size: 4 } }] }, Errors.tensorDataSources],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }, { name: 'x', datatype: 'FP32', shape: [1], data: [1] }] }, Errors.inputDuplicate],
+    [{ id: 5, inputs: [] }, Errors.requestIdInvalid],
+    [{ inputs: [], parameters: { priority: -1 } }, Errors.requestParameterType],
+    [{ inputs: [], parameters: { sequence_start: 'yes' } }, Errors.requestParameterType],
+    [{ inputs: [], parameters: { x: { a: 1 } } }, Errors.requestParameterType],
+    [{ inputs: [], outputs: 5 }, Errors.requestOutputsNotArray],
+    [{ inputs: [], outputs: [{}] }, Errors.requestOutputInvalid],
+    [{ inputs: [], outputs: [{ name: 'o', parameters: { binary_data: 1 } }] }, Errors.tensorParameterInvalid],
+    [{ inputs: [], outputs: [{ name: 'o', parameters: { classification: -2 } }] }, Errors.tensorParameterInvalid],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameters: 3 }] }, Errors.requestParametersNotObject],
+    [{ inputs: [], outputs: [{ name: 'o', parameters: { shared_memory_region: 'r' } }] }, Errors.tensorShmSizeMissing],
   ];
-  for (const [json, re] of cases) assert.throws(() => decodeInferRequest(json, ctx), re, JSON.stringify(json));
+  const shm = { read: () => new Uint8Array(), write() {} };
+  for (const [json, def] of cases) {
+    assert.throws(() => decodeInferRequest(json, { ...ctx, sharedMemory: shm }), { code: def.code }, JSON.stringify(json));
+  }
 });

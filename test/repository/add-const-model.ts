@@ -4,7 +4,7 @@
  */
 import { createGraph } from '../../scripts/onnx/index.js';
 
-export const ADD_CONST_WIDTH = 4;
+const ADD_CONST_WIDTH = 4;
 
 export function addConstModel(k: number): Uint8Array {
   return createGraph(`add_${k}`)

@@ -241,13 +241,13 @@ test('stop(): queued items fail UNAVAILABLE; resolves only after running batches
   const q = item('q');
   let stopped = false;
   const p = s.stop().then(() => { stopped = true; });
-  assert.equal(q.errorCode, 'TRB_UNAVAILABLE');
+  assert.equal(q.errorCode, 'TRB_MODEL_UNLOADING');
   await flush();
   assert.equal(stopped, false);
   await inst.complete();
   await p;
   assert.ok(run.responded, "run answered");
-  assert.equal(item('after').errorCode, 'TRB_UNAVAILABLE');
+  assert.equal(item('after').errorCode, 'TRB_MODEL_UNLOADING');
 });
 
 test('hooks report batch start/end with the instance, and queue depth', async () => {

@@ -77,13 +77,13 @@ export function schedulerContract(name: string, subject: ContractSubject): void 
     const q = item('q');
     let done = false;
     const p = s.stop().then(() => { done = true; });
-    assert.equal(q.errorCode, 'TRB_UNAVAILABLE');
+    assert.equal(q.errorCode, 'TRB_MODEL_UNLOADING');
     await flush();
     assert.equal(done, false);
     await inst.complete();
     await p;
     assert.ok(run.responded, 'the running request finished');
-    assert.equal(item('late').errorCode, 'TRB_UNAVAILABLE');
+    assert.equal(item('late').errorCode, 'TRB_MODEL_UNLOADING');
   });
 
   test(`${name}: a failing backend fails its requests, not the scheduler`, async () => {

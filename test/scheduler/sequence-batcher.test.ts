@@ -265,7 +265,7 @@ test('queued sequence requests time out and cancel at once; stop() fails the res
   a3.abort.abort();
   assert.equal(a3.errorCode, 'TRB_CANCELLED');
   const stopping = s.stop();
-  assert.equal(a4.errorCode, 'TRB_UNAVAILABLE');
+  assert.equal(a4.errorCode, 'TRB_MODEL_UNLOADING');
   await inst.complete();
   await stopping;
   assert.equal(s.inflightCount(), 0);

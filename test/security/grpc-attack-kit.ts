@@ -11,14 +11,14 @@ import { setLogSink } from '../../src/logger.js';
 
 const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
+const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
 
 /** Expected refusals are logged by the server; the tests check them through the client instead. */
 export function quietLogs(): void {
   setLogSink(() => {});
 }
 
-export const varint = (n: number): number[] => {
+const varint = (n: number): number[] => {
   const out: number[] = [];
   while (n >= 128) { out.push((n % 128) | 128); n = Math.floor(n / 128); }
   out.push(n);

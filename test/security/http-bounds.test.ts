@@ -179,7 +179,7 @@ test('unknown Content-Encoding: 415, the body is not decoded', async () => {
 
 test('corrupt gzip body: 400', async () => {
   const bytes = gzipSync(good);
-  bytes[20] ^= 0xff;
+  bytes[20]! ^= 0xff;
   const r = await post(INFER, bytes, { 'content-encoding': 'gzip' });
   assert.equal(r.status, 400, r.body);
   assert.match(errorOf(r), /^could not decompress the request body/);

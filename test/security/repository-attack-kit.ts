@@ -24,7 +24,7 @@ import { createTestClient, type TestClient } from '../frontend/grpc/grpc-client.
 
 export const SECRET = `TRIBUTARY-SENTINEL-${process.pid}-${Date.now()}`;
 /** secret.bin: four floats nobody would compute by accident (an ONNX model reading them would echo them). */
-export const SECRET_FLOATS = Float32Array.from([7331.5, -4242.25, 1e6 + 0.5, 31337]);
+const SECRET_FLOATS = Float32Array.from([7331.5, -4242.25, 1e6 + 0.5, 31337]);
 
 export interface Kit {
   base: string;

@@ -239,7 +239,7 @@ export class Scratch {
     this.#u32(ts.length);
     for (const t of ts as WireTensor[]) {
       const code = t ? CODES.get(t.datatype) : undefined;
-      if (code === undefined || !Array.isArray(t.shape) || !(t.data instanceof CTORS[code])) throw NO;
+      if (code === undefined || !Array.isArray(t.shape) || !(t.data instanceof CTORS[code]!)) throw NO;
       this.#str(t.name);
       this.#u32(code);
       this.#u32(t.shape.length);
@@ -319,7 +319,7 @@ export class Scratch {
     if (n <= 32) {
       let s = '';
       for (let i = 0; i < n; i++) {
-        const c = u8[at + i];
+        const c = u8[at + i]!;
         if (c > 0x7f) return utf8Decode(u8.slice(at, at + n));
         s += String.fromCharCode(c);
       }
@@ -355,7 +355,7 @@ export class Scratch {
       const data = new C(nb / C.BYTES_PER_ELEMENT);
       new Uint8Array(data.buffer).set(this.#u8.subarray(this.#p, this.#p + nb));
       this.#p += nb;
-      out[i] = { name, datatype: DTYPES[code], shape, data };
+      out[i] = { name, datatype: DTYPES[code]!, shape, data };
     }
     return out;
   }

@@ -33,7 +33,7 @@ export function utf8Decode(b: Uint8Array, fatal = false): string {
   let chunk: number[] = [];
   const n = b.length;
   for (let i = 0; i < n;) {
-    const c = b[i];
+    const c = b[i]!;
     let cp: number;
     let need = 0;
     if (c < 0x80) { cp = c; }
@@ -43,8 +43,9 @@ export function utf8Decode(b: Uint8Array, fatal = false): string {
     else { cp = -1; }
     let j = i + 1;
     for (let k = 0; k < need && cp >= 0; k++, j++) {
-      const d = b[j];
-      if (j >= n || (d & 0xc0) !== 0x80) { cp = -1; break; }
+      if (j >= n) { cp = -1; break; }
+      const d = b[j]!;
+      if ((d & 0xc0) !== 0x80) { cp = -1; break; }
       cp = (cp << 6) | (d & 63);
     }
     if (cp >= 0 && ((need === 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (need === 3 && (cp < 0x10000 || cp > 0x10ffff)))) cp = -1;

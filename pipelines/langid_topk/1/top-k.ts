@@ -6,7 +6,7 @@ export function topK(scores: ArrayLike<number>, k: number): number[] {
   const n = scores.length;
   const take = Math.max(1, Math.min(Math.floor(k), n));
   const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => scores[b] - scores[a] || a - b);
+  order.sort((a, b) => scores[b]! - scores[a]! || a - b);
   return order.slice(0, take);
 }
 

@@ -18,12 +18,16 @@ export function ctcGreedyDecode(probs: Float32Array, offset: number, steps: numb
   if (charset.length !== classes) {
     throw new Error(`CTC: the dictionary gives ${charset.length} classes but the model outputs ${classes}`);
   }
+  // probs holds n * steps * classes values (the tensor's shape), so each row below is in range.
   let text = '';
   let sum = 0, kept = 0, prev = -1;
   for (let t = 0; t < steps; t++) {
     const row = offset + t * classes;
-    let best = 0, bestP = probs[row];
-    for (let c = 1; c < classes; c++) if (probs[row + c] > bestP) { bestP = probs[row + c]; best = c; }
+    let best = 0, bestP = probs[row]!;
+    for (let c = 1; c < classes; c++) {
+      const p = probs[row + c]!;
+      if (p > bestP) { bestP = p; best = c; }
+    }
     if (best !== 0 && best !== prev) { text += charset[best]; sum += bestP; kept++; }
     prev = best;
   }

@@ -29,7 +29,8 @@ export function decodePng(bytes: Uint8Array, maxPixels = 40_000_000): RgbaImage 
     const body = bytes.subarray(pos + 8, pos + 8 + len);
     if (body.length !== len) throw new Error(`PNG chunk ${type} is truncated`);
     if (type === 'IHDR') {
-      header = { width: view.getUint32(pos + 8), height: view.getUint32(pos + 12), depth: body[8], colorType: body[9], interlace: body[12] };
+      if (len < 13) throw new Error(`PNG IHDR chunk has ${len} bytes; the PNG spec fixes it at 13`);
+      header = { width: view.getUint32(pos + 8), height: view.getUint32(pos + 12), depth: body[8]!, colorType: body[9]!, interlace: body[12]! };
     } else if (type === 'PLTE') palette = body;
     else if (type === 'tRNS') trns = body;
     else if (type === 'IDAT') idat.push(body);
@@ -45,7 +46,7 @@ export function decodePng(bytes: Uint8Array, maxPixels = 40_000_000): RgbaImage 
   if (colorType === 3 && !palette) throw new Error('palette PNG has no PLTE chunk');
   if (idat.length === 0) throw new Error('PNG has no image data (IDAT)');
 
-  const compressed = idat.length === 1 ? idat[0] : concat(idat);
+  const compressed = idat.length === 1 ? idat[0]! : concat(idat);
   const stride = Math.ceil((width * channels * depth) / 8);
   const raw = inflateZlib(compressed, (stride + 1) * height);
   if (raw.length < (stride + 1) * height) throw new Error(`PNG image data is short: ${raw.length} of ${(stride + 1) * height} bytes`);
@@ -60,19 +61,22 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Reverses PNG's per-row filters (None, Sub, Up, Average, Paeth) in place into a new buffer. */
+/**
+ * Reverses PNG's per-row filters (None, Sub, Up, Average, Paeth) in place into a new buffer.
+ * The caller checked raw holds (stride + 1) * height bytes, so every index below is in range.
+ */
 function unfilter(raw: Uint8Array, stride: number, height: number, bpp: number): Uint8Array {
   const out = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
+    const filter = raw[y * (stride + 1)]!;
     const src = y * (stride + 1) + 1;
     const row = y * stride;
     const prev = row - stride;
     for (let x = 0; x < stride; x++) {
-      const a = x >= bpp ? out[row + x - bpp] : 0;
-      const b = y > 0 ? out[prev + x] : 0;
-      const c = x >= bpp && y > 0 ? out[prev + x - bpp] : 0;
-      let v = raw[src + x];
+      const a = x >= bpp ? out[row + x - bpp]! : 0;
+      const b = y > 0 ? out[prev + x]! : 0;
+      const c = x >= bpp && y > 0 ? out[prev + x - bpp]! : 0;
+      let v = raw[src + x]!;
       switch (filter) {
         case 0: break;
         case 1: v += a; break;
@@ -95,22 +99,24 @@ function toRgba(px: Uint8Array, h: Header, channels: number, stride: number, pal
   const { width, height, depth, colorType } = h;
   const out = new Uint8Array(width * height * 4);
   const maxv = (1 << Math.min(depth, 8)) - 1;
-  // sample(x, ch) -> 8-bit value (16-bit samples rounded to 8 bits; low depths are scaled later)
+  // sample(x, ch) -> 8-bit value (16-bit samples rounded to 8 bits; low depths are scaled later);
+  // px holds stride * height bytes, which covers every (x, ch) of the image.
   for (let y = 0; y < height; y++) {
     const row = y * stride;
     const sample = (x: number, ch: number): number => {
       const i = x * channels + ch;
-      if (depth === 8) return px[row + i];
-      if (depth === 16) return Math.round(((px[row + i * 2] << 8) | px[row + i * 2 + 1]) / 257);
+      if (depth === 8) return px[row + i]!;
+      if (depth === 16) return Math.round(((px[row + i * 2]! << 8) | px[row + i * 2 + 1]!) / 257);
       const bit = i * depth;
-      return (px[row + (bit >> 3)] >> (8 - depth - (bit & 7))) & maxv;
+      return (px[row + (bit >> 3)]! >> (8 - depth - (bit & 7))) & maxv;
     };
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * 4;
       if (colorType === 3) {
         const idx = sample(x, 0);
-        out[o] = palette![idx * 3]; out[o + 1] = palette![idx * 3 + 1]; out[o + 2] = palette![idx * 3 + 2];
-        out[o + 3] = trns && idx < trns.length ? trns[idx] : 255;
+        // An index past a short PLTE is out of spec; it reads as black, as it always has.
+        out[o] = palette![idx * 3] ?? 0; out[o + 1] = palette![idx * 3 + 1] ?? 0; out[o + 2] = palette![idx * 3 + 2] ?? 0;
+        out[o + 3] = trns && idx < trns.length ? trns[idx]! : 255;
         continue;
       }
       const scale = depth < 8 ? 255 / maxv : 1;

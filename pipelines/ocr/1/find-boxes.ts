@@ -25,19 +25,20 @@ export const DB_DEFAULTS: FindBoxesOptions = { threshold: 0.3, boxThreshold: 0.6
  */
 export function findBoxes(prob: Float32Array, mapW: number, mapH: number, imageWidth: number, imageHeight: number,
   opts: FindBoxesOptions = DB_DEFAULTS): TextBox[] {
+  // Every index below is < mapW * mapH, the element count of prob (a [mapH, mapW] map).
   const labels = new Int32Array(mapW * mapH);
   const stack = new Int32Array(mapW * mapH);
   const boxes: TextBox[] = [];
   const sx = imageWidth / mapW, sy = imageHeight / mapH;
   let next = 0;
   for (let start = 0; start < prob.length; start++) {
-    if (labels[start] !== 0 || prob[start] <= opts.threshold) continue;
+    if (labels[start] !== 0 || prob[start]! <= opts.threshold) continue;
     next++;
     let minX = mapW, minY = mapH, maxX = -1, maxY = -1, top = 0;
     stack[top++] = start;
     labels[start] = next;
     while (top > 0) {
-      const p = stack[--top];
+      const p = stack[--top]!;
       const x = p % mapW, y = (p - x) / mapW;
       if (x < minX) minX = x; if (x > maxX) maxX = x;
       if (y < minY) minY = y; if (y > maxY) maxY = y;
@@ -48,7 +49,7 @@ export function findBoxes(prob: Float32Array, mapW: number, mapH: number, imageW
           const nx = x + dx;
           if (nx < 0 || nx >= mapW) continue;
           const q = ny * mapW + nx;
-          if (labels[q] === 0 && prob[q] > opts.threshold) { labels[q] = next; stack[top++] = q; }
+          if (labels[q] === 0 && prob[q]! > opts.threshold) { labels[q] = next; stack[top++] = q; }
         }
       }
     }
@@ -70,7 +71,7 @@ export function findBoxes(prob: Float32Array, mapW: number, mapH: number, imageW
 
 function meanInRect(prob: Float32Array, w: number, x0: number, y0: number, x1: number, y1: number): number {
   let sum = 0;
-  for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) sum += prob[y * w + x];
+  for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) sum += prob[y * w + x]!;
   return sum / ((x1 - x0 + 1) * (y1 - y0 + 1));
 }
 
@@ -81,7 +82,7 @@ export function sortReadingOrder(boxes: TextBox[]): TextBox[] {
   const sorted = [...boxes].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   for (let i = 1; i < sorted.length; i++) {
     for (let j = i; j > 0; j--) {
-      const a = sorted[j - 1], b = sorted[j];
+      const a = sorted[j - 1]!, b = sorted[j]!;
       const sameLine = Math.abs(b.y0 - a.y0) < Math.min(a.y1 - a.y0, b.y1 - b.y0) / 2;
       if (sameLine && b.x0 < a.x0) { sorted[j - 1] = b; sorted[j] = a; } else break;
     }

@@ -7,6 +7,10 @@
 
 interface Huffman { counts: Uint16Array; symbols: Uint16Array }
 
+// Index bounds below: code lengths are at most 15 (3-bit and 4-bit fields, or a symbol < 16), every
+// table index is range-checked before its lookup, and a canonical decode never indexes past the
+// symbols counted for its length.
+
 const LENGTH_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
 const LENGTH_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
 const DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
@@ -15,12 +19,15 @@ const CLEN_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1
 
 function huffman(lengths: ArrayLike<number>): Huffman {
   const counts = new Uint16Array(16);
-  for (let i = 0; i < lengths.length; i++) counts[lengths[i]]++;
+  for (let i = 0; i < lengths.length; i++) counts[lengths[i]!]!++;
   counts[0] = 0;
   const offsets = new Uint16Array(16);
-  for (let len = 1; len < 15; len++) offsets[len + 1] = offsets[len] + counts[len];
+  for (let len = 1; len < 15; len++) offsets[len + 1] = offsets[len]! + counts[len]!;
   const symbols = new Uint16Array(lengths.length);
-  for (let s = 0; s < lengths.length; s++) if (lengths[s]) symbols[offsets[lengths[s]]++] = s;
+  for (let s = 0; s < lengths.length; s++) {
+    const len = lengths[s]!;
+    if (len) symbols[offsets[len]!++] = s;
+  }
   return { counts, symbols };
 }
 
@@ -48,7 +55,7 @@ class Bits {
     let val = this.bitBuf;
     while (this.bitCnt < n) {
       if (this.pos >= this.data.length) throw new Error('deflate stream ends early');
-      val |= this.data[this.pos++] << this.bitCnt;
+      val |= this.data[this.pos++]! << this.bitCnt;
       this.bitCnt += 8;
     }
     this.bitBuf = val >>> n;
@@ -60,8 +67,8 @@ class Bits {
     let code = 0, first = 0, index = 0;
     for (let len = 1; len < 16; len++) {
       code |= this.need(1);
-      const count = h.counts[len];
-      if (code - count < first) return h.symbols[index + (code - first)];
+      const count = h.counts[len]!;
+      if (code - count < first) return h.symbols[index + (code - first)]!;
       index += count;
       first = (first + count) << 1;
       code <<= 1;
@@ -83,21 +90,21 @@ function codes(bits: Bits, out: Output, lit: Huffman, dist: Huffman): void {
     if (sym === 256) return;
     sym -= 257;
     if (sym >= 29) throw new Error('invalid length code in deflate stream');
-    const len = LENGTH_BASE[sym] + bits.need(LENGTH_EXTRA[sym]);
+    const len = LENGTH_BASE[sym]! + bits.need(LENGTH_EXTRA[sym]!);
     const dsym = bits.decode(dist);
     if (dsym >= 30) throw new Error('invalid distance code in deflate stream');
-    const d = DIST_BASE[dsym] + bits.need(DIST_EXTRA[dsym]);
+    const d = DIST_BASE[dsym]! + bits.need(DIST_EXTRA[dsym]!);
     if (d > out.len) throw new Error('deflate distance reaches before the start of the output');
     out.ensure(len);
     const b = out.buf;
-    for (let i = 0; i < len; i++, out.len++) b[out.len] = b[out.len - d];
+    for (let i = 0; i < len; i++, out.len++) b[out.len] = b[out.len - d]!;
   }
 }
 
 function dynamicTables(bits: Bits): [Huffman, Huffman] {
   const nlen = bits.need(5) + 257, ndist = bits.need(5) + 1, ncode = bits.need(4) + 4;
   const clen = new Uint8Array(19);
-  for (let i = 0; i < ncode; i++) clen[CLEN_ORDER[i]] = bits.need(3);
+  for (let i = 0; i < ncode; i++) clen[CLEN_ORDER[i]!] = bits.need(3);
   const lencode = huffman(clen);
   const lengths = new Uint8Array(nlen + ndist);
   for (let i = 0; i < nlen + ndist;) {
@@ -106,7 +113,7 @@ function dynamicTables(bits: Bits): [Huffman, Huffman] {
     let rep = 0, val = 0;
     if (sym === 16) {
       if (i === 0) throw new Error('deflate repeat with no previous length');
-      val = lengths[i - 1]; rep = 3 + bits.need(2);
+      val = lengths[i - 1]!; rep = 3 + bits.need(2);
     } else rep = sym === 17 ? 3 + bits.need(3) : 11 + bits.need(7);
     if (i + rep > nlen + ndist) throw new Error('too many code lengths in deflate header');
     lengths.fill(val, i, i + rep);
@@ -126,8 +133,8 @@ export function inflateRaw(data: Uint8Array, sizeHint = data.length * 4): Uint8A
     if (type === 0) {
       bits.align();
       const header = bits.bytes(4);
-      const len = header[0] | (header[1] << 8);
-      if ((len ^ 0xffff) !== (header[2] | (header[3] << 8))) throw new Error('deflate stored block length check failed');
+      const len = header[0]! | (header[1]! << 8);
+      if ((len ^ 0xffff) !== (header[2]! | (header[3]! << 8))) throw new Error('deflate stored block length check failed');
       out.ensure(len);
       out.buf.set(bits.bytes(len), out.len);
       out.len += len;
@@ -140,9 +147,9 @@ export function inflateRaw(data: Uint8Array, sizeHint = data.length * 4): Uint8A
 
 /** Inflates a zlib stream (2-byte header, DEFLATE data, Adler-32 not re-checked: PNG has CRCs). */
 export function inflateZlib(data: Uint8Array, sizeHint?: number): Uint8Array {
-  if (data.length < 2 || (data[0] & 0x0f) !== 8 || ((data[0] << 8) | data[1]) % 31 !== 0) {
+  if (data.length < 2 || (data[0]! & 0x0f) !== 8 || ((data[0]! << 8) | data[1]!) % 31 !== 0) {
     throw new Error('not a zlib stream (bad header)');
   }
-  if (data[1] & 0x20) throw new Error('zlib stream needs a preset dictionary (not allowed in PNG)');
+  if (data[1]! & 0x20) throw new Error('zlib stream needs a preset dictionary (not allowed in PNG)');
   return inflateRaw(data.subarray(2), sizeHint);
 }

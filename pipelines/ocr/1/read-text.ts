@@ -34,21 +34,27 @@ export interface TextLine { text: string; box: TextBox; score: number }
 export async function readText(img: RgbaImage, models: OcrModels, opts: OcrOptions): Promise<TextLine[]> {
   const det = detInput(img, opts.limitSide);
   const map = await models.detect(det.data, det.height, det.width);
-  const [, , mh, mw] = map.dims;
+  const [, , mh, mw] = dimsOf(map.dims, 4, 'detector');
   const boxes = findBoxes(map.data, mw, mh, img.width, img.height, opts.boxes);
   // similar widths share a recognition batch, so little of each batch is padding
-  const order = boxes.map((_, i) => i).sort((a, b) => recWidth(boxes[a], opts.recMaxWidth) - recWidth(boxes[b], opts.recMaxWidth));
+  const order = boxes.map((_, i) => i).sort((a, b) => recWidth(boxes[a]!, opts.recMaxWidth) - recWidth(boxes[b]!, opts.recMaxWidth));
   const lines: (TextLine | undefined)[] = new Array(boxes.length);
   for (let s = 0; s < order.length; s += opts.recBatch) {
     const group = order.slice(s, s + opts.recBatch);
-    const batch = recInput(img, group.map((i) => boxes[i]), opts.recMaxWidth);
+    const batch = recInput(img, group.map((i) => boxes[i]!), opts.recMaxWidth);
     const out = await models.recognise(batch.data, batch.count, batch.width);
-    const [n, steps, classes] = out.dims;
+    const [n, steps, classes] = dimsOf(out.dims, 3, 'recogniser');
     if (n !== group.length) throw new Error(`recogniser returned ${n} results for ${group.length} crops`);
     group.forEach((boxIndex, j) => {
       const { text, score } = ctcGreedyDecode(out.data, j * steps * classes, steps, classes, opts.charset);
-      lines[boxIndex] = { text, box: boxes[boxIndex], score };
+      lines[boxIndex] = { text, box: boxes[boxIndex]!, score };
     });
   }
   return lines.filter((l): l is TextLine => !!l && l.text.trim() !== '' && l.score >= opts.dropScore);
+}
+
+/** A model output's dims, refused unless of the rank the post-processing reads. */
+function dimsOf<N extends 3 | 4>(dims: readonly number[], rank: N, model: string): N extends 3 ? readonly [number, number, number] : readonly [number, number, number, number] {
+  if (dims.length !== rank) throw new Error(`${model} returned an output of shape [${dims.join(', ')}]; expected ${rank} dims`);
+  return dims as N extends 3 ? readonly [number, number, number] : readonly [number, number, number, number];
 }

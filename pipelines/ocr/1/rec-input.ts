@@ -21,7 +21,7 @@ export function recInput(img: RgbaImage, regions: Region[], maxWidth = 1280): Re
   const plane = REC_HEIGHT * width;
   const data = new Float32Array(regions.length * 3 * plane);
   regions.forEach((r, i) => {
-    sampleRegion(img, r, widths[i], REC_HEIGHT, HALF_BGR, { data, offset: i * 3 * plane, stride: width, planeHeight: REC_HEIGHT });
+    sampleRegion(img, r, widths[i]!, REC_HEIGHT, HALF_BGR, { data, offset: i * 3 * plane, stride: width, planeHeight: REC_HEIGHT });
   });
   return { data, count: regions.length, width };
 }

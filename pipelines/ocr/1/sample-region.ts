@@ -30,8 +30,9 @@ export function sampleRegion(img: RgbaImage, region: Region, width: number, heig
   const sy = (region.y1 - region.y0) / height;
   const px = img.data;
   const W = img.width, H = img.height;
-  const scale = [0, 1, 2].map((c) => 1 / (255 * norm.std[c]));
-  const bias = [0, 1, 2].map((c) => norm.mean[c] / norm.std[c]);
+  // Indexes below are in range: three channels per Normalisation, pixel coordinates clamped to the image.
+  const scale = [0, 1, 2].map((c) => 1 / (255 * norm.std[c]!));
+  const bias = [0, 1, 2].map((c) => norm.mean[c]! / norm.std[c]!);
   for (let y = 0; y < height; y++) {
     // pixel-centre mapping, as OpenCV's INTER_LINEAR does
     const fy = Math.min(Math.max(region.y0 + (y + 0.5) * sy - 0.5, 0), H - 1);
@@ -43,10 +44,10 @@ export function sampleRegion(img: RgbaImage, region: Region, width: number, heig
       const o = offset + y * stride + x;
       for (let c = 0; c < 3; c++) {
         const ch = 2 - c; // BGR
-        const v00 = over(px[i00 + ch], px[i00 + 3]), v01 = over(px[i01 + ch], px[i01 + 3]);
-        const v10 = over(px[i10 + ch], px[i10 + 3]), v11 = over(px[i11 + ch], px[i11 + 3]);
+        const v00 = over(px[i00 + ch]!, px[i00 + 3]!), v01 = over(px[i01 + ch]!, px[i01 + 3]!);
+        const v10 = over(px[i10 + ch]!, px[i10 + 3]!), v11 = over(px[i11 + ch]!, px[i11 + 3]!);
         const v = (v00 * (1 - wx) + v01 * wx) * (1 - wy) + (v10 * (1 - wx) + v11 * wx) * wy;
-        data[o + c * plane] = v * scale[c] - bias[c];
+        data[o + c * plane] = v * scale[c]! - bias[c]!;
       }
     }
   }

@@ -24,7 +24,7 @@ export function encodeBatch(tokenizer: TextEncoder, texts: string[], opts: Encod
   const attentionMask = new BigInt64Array(texts.length * length);
   rows.forEach((ids, i) => {
     for (let j = 0; j < ids.length; j++) {
-      inputIds[i * length + j] = BigInt(ids[j]);
+      inputIds[i * length + j] = BigInt(ids[j]!);
       attentionMask[i * length + j] = 1n;
     }
   });

@@ -44,11 +44,13 @@ const jsonBody = (v: unknown): EncodedBody => {
 };
 
 /** Events of an SSE response, JSON-parsed; an `{"error"}` event throws; the abort reason wins. */
-async function* sseObjects(res: IncomingMessage, signal: AbortSignal | undefined): AsyncGenerator<Record<string, unknown>> {
+async function* sseObjects<T extends { error?: unknown }>(
+  res: IncomingMessage, signal: AbortSignal | undefined, parse: (text: string) => T,
+): AsyncGenerator<T> {
   try {
     for await (const ev of readSse(res)) {
       if (ev.event === 'end') continue; // the body ends right after it; reading on keeps the socket reusable
-      const obj = parseResponseJson(ev.data) as unknown as Record<string, unknown>;
+      const obj = parse(ev.data);
       if (typeof obj.error === 'string') throw new ClientError(obj.error);
       yield obj;
     }
@@ -107,7 +109,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // Events carry JSON only; the request itself may still be binary.
       const res = await http.open('POST', `${modelPath(model, opts.version)}/infer`, encodeHttpInfer(inputs, opts, binary),
         { accept: 'text/event-stream' }, opts.signal);
-      for await (const obj of sseObjects(res, opts.signal)) yield resultFromJson(obj as never);
+      for await (const obj of sseObjects(res, opts.signal, parseResponseJson)) yield resultFromJson(obj);
     },
 
     async generate(model, body, opts = {}) {
@@ -117,7 +119,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     async *generateStream(model, body, opts = {}) {
       const res = await http.open('POST', `${modelPath(model, opts.version)}/generate_stream`, jsonBody(body),
         { accept: 'text/event-stream' }, opts.signal);
-      yield* sseObjects(res, opts.signal);
+      // Parsed as generate() parses its one response.
+      yield* sseObjects(res, opts.signal, (text) => JSON.parse(text) as Record<string, unknown>);
     },
 
     async close() {

@@ -35,7 +35,7 @@ function dataJson(t: Tensor): string {
   return s + ']';
 }
 
-export function parametersJson(p: Parameters): string {
+function parametersJson(p: Parameters): string {
   let s = '{';
   let first = true;
   for (const k of Object.keys(p)) {

@@ -41,7 +41,7 @@ export interface HttpTransportOptions {
   tls?: TlsClientOptions;
 }
 
-export interface HttpReply { status: number; headers: IncomingMessage['headers']; body: Buffer }
+interface HttpReply { status: number; headers: IncomingMessage['headers']; body: Buffer }
 
 export interface HttpTransport {
   readonly url: string;
@@ -71,7 +71,7 @@ function agentTls(tls: TlsClientOptions | undefined) {
   return Object.fromEntries(Object.entries({ ca: pem(tls.ca), cert: pem(tls.cert), key: pem(tls.key) }).filter(([, v]) => v !== undefined));
 }
 
-export function readBody(res: IncomingMessage): Promise<Buffer> {
+function readBody(res: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -89,7 +89,7 @@ async function decodedBody(res: IncomingMessage): Promise<Buffer> {
 }
 
 /** The server's `{"error": "..."}` text, or the body itself. */
-export function errorMessage(body: Buffer, status: number): string {
+function errorMessage(body: Buffer, status: number): string {
   const text = body.toString('utf8');
   try {
     const e = (JSON.parse(text) as { error?: unknown }).error;

@@ -48,7 +48,7 @@ export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCred
   } catch (e) {
     injector.destroy();
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw Errors.unavailable(`gRPC: cannot listen on ${options.host}:${options.port} (${code}); choose another --grpc-port or --grpc-address`);
+    throw Errors.grpcListenFailed(options.host, options.port, code);
   }
   return {
     port: (tcp.address() as net.AddressInfo).port,

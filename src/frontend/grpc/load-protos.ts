@@ -2,14 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 
 /** Folder holding grpc_service.proto, model_config.proto and health.proto (pure data in protocol/). */
-export const PROTO_DIR = fileURLToPath(new URL('../../protocol/grpc/', import.meta.url));
+const PROTO_DIR = fileURLToPath(new URL('../../protocol/grpc/', import.meta.url));
 
 /**
  * Decoding options shared by the server and the client. int64 becomes a decimal string
  * (uint64 sequence ids and UINT64 contents keep full precision); bytes stay Buffers that view
  * the received message (no copy).
  */
-export const PROTO_LOADER_OPTIONS: Options = {
+const PROTO_LOADER_OPTIONS: Options = {
   keepCase: true,
   longs: String,
   enums: String,

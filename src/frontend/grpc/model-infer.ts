@@ -51,7 +51,7 @@ export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry): 
         answer(null, out);
       },
       error: (e: unknown) => answer(e),
-      complete: () => answer(Errors.internal(`model '${request.model}' completed without a response`)),
+      complete: () => answer(Errors.noResponse(request.model)),
     });
     if (!answered) call.on('cancelled', () => sub.unsubscribe());
   };

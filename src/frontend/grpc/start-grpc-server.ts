@@ -16,7 +16,6 @@ import { settingsHandlers } from './settings-handlers.js';
 import { sharedMemoryHandlers } from './shared-memory-handlers.js';
 import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 
-export type { GrpcTlsOptions };
 
 export interface GrpcServerOptions {
   port: number;

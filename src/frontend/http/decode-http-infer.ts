@@ -38,7 +38,7 @@ export function decodeHttpInfer(
   sharedMemory: SharedMemoryAccess | undefined,
 ): DecodedInfer {
   const body = request.body as Buffer | undefined;
-  if (!body || body.byteLength === 0) throw Errors.badRequest(`the inference request for model '${model}' has an empty body`);
+  if (!body || body.byteLength === 0) throw Errors.requestBodyEmpty('inference', model);
   const headerLength = parseHeaderLength(request.headers[HEADER_LENGTH]);
   if (headerLength === 0) {
     const meta = plane.modelMetadata(model, version);

@@ -16,7 +16,7 @@ export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane): 
     const { model, version } = req.params;
     const meta = plane.modelMetadata(model, version);
     const body = req.body as Buffer | undefined;
-    if (!body || body.byteLength === 0) throw Errors.badRequest(`the generate request for model '${model}' has an empty body`);
+    if (!body || body.byteLength === 0) throw Errors.requestBodyEmpty('generate', model);
     return decodeGenerateRequest(jsonBody(req, 'generate request'), { model, ...(version ? { version } : {}), inputs: meta.inputs });
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {

@@ -13,7 +13,7 @@
  * body is abandoned at once: the inflater is destroyed (no more CPU spent on a bomb) and the rest of
  * the request is read and dropped, not buffered, until the connection closes after the 413.
  */
-import type { Readable, Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { Errors, type TributaryError } from '../../errors.js';
 import { HEADER_LENGTH } from '../../protocol/index.js';
@@ -55,7 +55,8 @@ function splitPoint(request: FastifyRequest, size: number): number {
  */
 function abandon(request: FastifyRequest, payload: Readable): void {
   if (payload !== request.raw) {
-    request.raw.unpipe(payload as unknown as Writable);
+    // The only other payload is compression.ts's inflater, a zlib Transform piped from the socket.
+    if (payload instanceof Writable) request.raw.unpipe(payload);
     payload.destroy();
   }
   request.raw.resume();

@@ -16,7 +16,7 @@ export function wantsEventStream(request: FastifyRequest): boolean {
 }
 
 /** An empty final response only marks the end of a decoupled stream. */
-export function isEndMarker(r: InferenceResponse): boolean {
+function isEndMarker(r: InferenceResponse): boolean {
   return r.final && r.outputs.length === 0;
 }
 

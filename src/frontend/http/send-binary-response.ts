@@ -12,7 +12,7 @@ import type { Tensor } from '../../tensor/index.js';
 import { responseEncoding } from './compression.js';
 
 /** Below this many tensor bytes framing is cheaper than a stream. */
-export const CHUNKED_MIN_BYTES = 64 * 1024;
+const CHUNKED_MIN_BYTES = 64 * 1024;
 
 export function sendBinaryResponse(
   request: FastifyRequest,

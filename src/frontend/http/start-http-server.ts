@@ -96,7 +96,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     sendError(reply, fromFastifyError(error, limits.maxInputSize, jsonBodyOf(request)));
   });
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, Errors.notFound(`no route for ${request.method} ${request.url.split('?')[0]}`));
+    sendError(reply, Errors.httpNoRoute(request.method, request.url.split('?')[0] ?? ''));
   });
   const shm = options.sharedMemory;
   const plane = options.dataPlane ?? createDataPlane(server, shm ? { sharedMemory: shm } : {});

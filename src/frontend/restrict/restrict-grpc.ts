@@ -11,7 +11,7 @@ type HeaderValue = string | Uint8Array | readonly (string | Uint8Array)[] | unde
 export type GrpcGuard = (method: string, header: (key: string) => HeaderValue) => TributaryError | undefined;
 
 const uncategorized = (method: string) =>
-  Errors.internal(`gRPC method ${method} has no access-control category; add it in src/frontend/restrict/grpc-method-category.ts`);
+  Errors.restrictCategoryMissing(`gRPC method ${method}`, 'src/frontend/restrict/grpc-method-category.ts');
 
 /**
  * The check a call goes through before its handler sees it, independent of the transport (it

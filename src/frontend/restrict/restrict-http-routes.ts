@@ -17,7 +17,7 @@ export function restrictHttpRoutes(
   return (route) => {
     const category = httpRouteCategory(route.url);
     if (!category) {
-      throw Errors.internal(`HTTP route ${String(route.method)} ${route.url} has no access-control category; add it in src/frontend/restrict/http-route-category.ts`);
+      throw Errors.restrictCategoryMissing(`HTTP route ${String(route.method)} ${route.url}`, 'src/frontend/restrict/http-route-category.ts');
     }
     const restriction = table.get(category);
     if (!restriction) return;

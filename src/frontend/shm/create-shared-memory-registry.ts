@@ -23,7 +23,7 @@ export interface SharedMemoryRegistryOptions {
 const q = (s: string) => `'${s}'`;
 
 function checkSize(what: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v < 0) throw Errors.invalidArg(`${what} must be a non-negative integer, got ${v}`);
+  if (!Number.isSafeInteger(v) || v < 0) throw Errors.shmSizeInvalid(what, v);
 }
 
 export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions = {}): SharedMemoryRegistry {
@@ -32,7 +32,7 @@ export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions 
 
   const find = (name: string): Region => {
     const r = regions.get(name);
-    if (!r) throw Errors.invalidArg(`Unable to find system shared memory region: ${q(name)}`);
+    if (!r) throw Errors.shmRegionUnknown(name);
     return r;
   };
 
@@ -40,20 +40,20 @@ export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions 
     checkSize(`shared memory offset for region ${q(r.name)}`, offset);
     checkSize(`shared memory byte size for region ${q(r.name)}`, byteSize);
     if (offset + byteSize > r.byte_size) {
-      throw Errors.invalidArg(`cannot ${verb} ${byteSize} bytes at offset ${offset} of shared memory region ${q(r.name)}: the region holds ${r.byte_size} bytes`);
+      throw Errors.shmRangeOutside(verb, byteSize, offset, r.name, r.byte_size);
     }
     return r.offset + offset;
   };
 
   return {
     register(name, key, offset, byteSize) {
-      if (regions.has(name)) throw Errors.alreadyExists(`shared memory region ${q(name)} already in manager`);
+      if (regions.has(name)) throw Errors.shmRegionExists(name);
       checkSize(`offset of shared memory region ${q(name)}`, offset);
       checkSize(`byte_size of shared memory region ${q(name)}`, byteSize);
       const { fd, size } = openShmKey(root, name, key);
       if (offset + byteSize > size) {
         closeSync(fd);
-        throw Errors.invalidArg(`shared memory region ${q(name)}: offset ${offset} + byte_size ${byteSize} exceeds the size of key ${q(key)} (${size} bytes)`);
+        throw Errors.shmKeyTooSmall(name, offset, byteSize, key, size);
       }
       regions.set(name, { name, key, offset, byte_size: byteSize, fd });
     },
@@ -69,7 +69,7 @@ export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions 
 
     status(name) {
       const list = name === undefined || name === '' ? [...regions.values()] : [regions.get(name)].filter((r): r is Region => !!r);
-      if (name && list.length === 0) throw Errors.notFound(`Unable to find system shared memory region: ${q(name)}`);
+      if (name && list.length === 0) throw Errors.shmRegionNotFound(name);
       return list.map((r) => ({ name: r.name, key: r.key, offset: r.offset, byte_size: r.byte_size }));
     },
 
@@ -80,7 +80,7 @@ export function createSharedMemoryRegistry(options: SharedMemoryRegistryOptions 
       let got = 0;
       while (got < byteSize) {
         const n = readSync(r.fd, out, got, byteSize - got, pos + got);
-        if (n === 0) throw Errors.invalidArg(`shared memory region ${q(name)}: key ${q(r.key)} ends before offset ${pos + byteSize} (was the object truncated?)`);
+        if (n === 0) throw Errors.shmKeyTruncated(name, r.key, pos + byteSize);
         got += n;
       }
       return out;

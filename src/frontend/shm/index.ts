@@ -1,4 +1,3 @@
-export type { SharedMemoryRegistry, SharedMemoryRegionStatus } from './shared-memory-registry.js';
+export type { SharedMemoryRegistry } from './shared-memory-registry.js';
 export { createSharedMemoryRegistry } from './create-shared-memory-registry.js';
-export type { SharedMemoryRegistryOptions } from './create-shared-memory-registry.js';
 export { disabledSharedMemory } from './disabled-shared-memory.js';

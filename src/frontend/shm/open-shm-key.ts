@@ -45,8 +45,8 @@ export function openShmKey(root: string, region: string, key: string): { fd: num
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
     if (OPEN_ERRORS[code]) throw Errors.shmKeyRefused(shown, OPEN_ERRORS[code]);
-    if (code === 'ENOENT') throw Errors.invalidArg(`Unable to open shared memory region '${region}': key ${shown} does not exist in /dev/shm (create it with shm_open and ftruncate first)`);
-    throw Errors.invalidArg(`Unable to open shared memory region '${region}': key ${shown}: ${code}`);
+    if (code === 'ENOENT') throw Errors.shmKeyMissing(region, shown);
+    throw Errors.shmKeyOpenFailed(region, shown, String(code));
   }
   const st = fstatSync(fd);
   let why: string | undefined;

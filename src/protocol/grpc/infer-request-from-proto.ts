@@ -1,4 +1,4 @@
-import { Errors, type TributaryError } from '../../errors.js';
+import { Errors, isTensorLevelError } from '../../errors.js';
 import { isReservedParameter, type InferenceRequest, type Parameters, type RequestedOutput } from '../../inference/index.js';
 import { elementCount, isDataType, tensorFromBytes, type Tensor } from '../../tensor/index.js';
 import { checkInputCount, checkOutputCount, checkParameters, checkRank, parseRequestParameters } from '../index.js';
@@ -22,13 +22,12 @@ export interface DecodeOptions {
   readSharedMemory?(region: string, offset: number, byteSize: number): Uint8Array;
 }
 
-const bad = (msg: string) => Errors.badRequest(msg);
 
 function shapeOf(model: string, io: InferInputTensorMsg): number[] {
   checkRank(io.name, io.shape.length);
   return io.shape.map((d) => {
     const n = int64Value(d);
-    if (typeof n !== 'number' || n < 0) throw bad(`model '${model}', input '${io.name}': invalid dimension ${String(d)} in shape`);
+    if (typeof n !== 'number' || n < 0) throw Errors.grpcDimensionInvalid(model, io.name, String(d));
     return n;
   });
 }
@@ -41,9 +40,9 @@ export function sharedMemoryRef(where: string, params: Parameters | undefined): 
   if (region === undefined) return undefined;
   const size = params!.shared_memory_byte_size;
   const offset = params!.shared_memory_offset ?? 0;
-  if (typeof region !== 'string' || region === '') throw bad(`${where}: 'shared_memory_region' must be a non-empty string`);
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw bad(`${where}: 'shared_memory_byte_size' must be given as a non-negative integer with 'shared_memory_region'`);
-  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw bad(`${where}: 'shared_memory_offset' must be a non-negative integer`);
+  if (typeof region !== 'string' || region === '') throw Errors.grpcShmParameterInvalid(where, 'shared_memory_region', 'a non-empty string');
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw Errors.grpcShmParameterInvalid(where, 'shared_memory_byte_size', "given as a non-negative integer with 'shared_memory_region'");
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw Errors.grpcShmParameterInvalid(where, 'shared_memory_offset', 'a non-negative integer');
   return { region, offset, byteSize: size };
 }
 
@@ -68,23 +67,23 @@ function decodeInputs(msg: ModelInferRequestMsg, opts: DecodeOptions): Tensor[] 
     checkParameters(`input '${io.name}'`, iparams);
     const shm = sharedMemoryRef(where, iparams);
     if (shm) {
-      if (hasContents(io.contents)) throw bad(`${where}: give the data either in shared memory or in contents, not both`);
-      if (!opts.readSharedMemory) throw Errors.unsupported(`${where}: system shared memory is not enabled on this endpoint`);
+      if (hasContents(io.contents)) throw Errors.grpcShmAndContents(where);
+      if (!opts.readSharedMemory) throw Errors.grpcShmNotEnabled(where);
       inputs[i] = tensorFromBytes(io.name, io.datatype, shape, opts.readSharedMemory(shm.region, shm.offset, shm.byteSize));
     } else if (hasContents(io.contents)) {
-      if (raw.length > 0) throw bad(`contents field must not be specified when using raw_input_contents for '${io.name}' for model '${model}'`);
+      if (raw.length > 0) throw Errors.grpcContentsWithRaw(model, io.name);
       inputs[i] = tensorFromContents(io.name, io.datatype, shape, io.contents);
     } else if (raw.length > 0) {
-      if (rawIndex >= raw.length) throw bad(`${where}: raw_input_contents has ${raw.length} entries, fewer than the inputs that need one`);
+      if (rawIndex >= raw.length) throw Errors.grpcRawContentsShort(where, raw.length);
       inputs[i] = tensorFromBytes(io.name, io.datatype, shape, raw[rawIndex++]!);
     } else if (elementCount(shape) === 0) {
       inputs[i] = tensorFromBytes(io.name, io.datatype, shape, new Uint8Array(0));
     } else {
-      throw bad(`${where}: no data; give contents, raw_input_contents or shared-memory parameters`);
+      throw Errors.grpcInputNoData(where);
     }
   }
   if (rawIndex !== raw.length) {
-    throw bad(`model '${model}': expected ${rawIndex} entries in raw_input_contents (one per input not in shared memory, in input order), got ${raw.length}`);
+    throw Errors.grpcRawContentsCount(model, rawIndex, raw.length);
   }
   return inputs;
 }
@@ -99,7 +98,7 @@ export function inferRequestFromProto(msg: ModelInferRequestMsg, opts: DecodeOpt
     return decode(msg, opts);
   } catch (e) {
     // Tensor-level errors name only the tensor; add the model so the message names the whole path.
-    if (Errors.tensorSize.is(e) || Errors.badDatatype.is(e)) throw (e as TributaryError).withContext(`model '${msg.model_name}'`);
+    if (isTensorLevelError(e)) throw e.withContext(`model '${msg.model_name}'`);
     throw e;
   }
 }
@@ -116,7 +115,7 @@ function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferReq
     for (const k of Object.keys(params)) {
       const v = params[k]!;
       if (k === 'triton_enable_empty_final_response') {
-        if (typeof v !== 'boolean') throw bad(`request parameter '${k}' must be a boolean`);
+        if (typeof v !== 'boolean') throw Errors.requestParameterType('request', k, 'a boolean');
         emptyFinalResponse = v;
       } else if (k === 'sequence_id' && typeof v === 'bigint') {
         bigSeqId = v; // past 2^53: keep the exact uint64

@@ -31,7 +31,7 @@ export function inferResponseToProto(resp: InferenceResponse, opts: EncodeOption
     const place = opts.placements?.get(t.name);
     if (place && opts.writeSharedMemory) {
       if (bytes.byteLength > place.byteSize) {
-        throw Errors.invalidArg(`model '${resp.model}': shared memory size specified with the request for output '${t.name}' (${place.byteSize} bytes) should be at least ${bytes.byteLength} bytes to hold the results`);
+        throw Errors.outputShmTooSmall(resp.model, t.name, place.byteSize, bytes.byteLength);
       }
       opts.writeSharedMemory(place.region, place.offset, bytes);
       outputs[i] = {

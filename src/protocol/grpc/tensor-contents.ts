@@ -32,12 +32,12 @@ export function hasContents(c: InferTensorContentsMsg | null | undefined): c is 
 export function tensorFromContents(name: string, datatype: DataType, shape: readonly number[], contents: InferTensorContentsMsg): Tensor {
   const field = CONTENTS_FIELD[datatype];
   if (!field) {
-    throw Errors.tensorSize(name, `${datatype} data must be sent in raw_input_contents: InferTensorContents has no field for ${datatype}`);
+    throw Errors.grpcContentsNoField(name, datatype);
   }
   const values = contents[field] ?? [];
   for (const f of FIELDS) {
     if (f !== field && (contents[f]?.length ?? 0) > 0) {
-      throw Errors.tensorSize(name, `datatype ${datatype} expects its data in ${field}, but ${f} was given`);
+      throw Errors.grpcContentsWrongField(name, datatype, field, f);
     }
   }
   switch (datatype) {
@@ -52,7 +52,7 @@ export function tensorFromContents(name: string, datatype: DataType, shape: read
 /** Typed contents for a tensor (clients and tests; the server answers with raw contents). */
 export function tensorToContents(t: Tensor): InferTensorContentsMsg {
   const field = CONTENTS_FIELD[t.datatype];
-  if (!field) throw Errors.tensorSize(t.name, `${t.datatype} cannot be carried in InferTensorContents; use raw contents`);
+  if (!field) throw Errors.grpcContentsNoField(t.name, t.datatype);
   if (t.datatype === 'BYTES') return { bytes_contents: [...(t.data as readonly Uint8Array[])] };
   const d = t.data as TypedArray;
   if (t.datatype === 'BOOL') return { bool_contents: Array.from(d as Uint8Array, (v) => v !== 0) };

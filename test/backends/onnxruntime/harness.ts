@@ -39,7 +39,7 @@ export function loadContext(modelFile: string): LoadContext {
   };
 }
 
-export type Outcome = { outputs: Tensor[] } | { error: unknown };
+type Outcome = { outputs: Tensor[] } | { error: unknown };
 
 export interface TestRequest {
   readonly req: BackendRequest;

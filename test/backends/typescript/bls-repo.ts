@@ -8,7 +8,7 @@ import { createTypeScriptBackend } from '../../../backends/typescript/index.js';
 import type { InferenceRequest, InferenceResponse } from '../../../src/inference/index.js';
 import { createServer, type Server } from '../../../src/server/index.js';
 
-export const FIXTURES = fileURLToPath(new URL('../../fixtures/bls/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../fixtures/bls/', import.meta.url));
 
 /** A temporary model repository holding copies of the named fixture models (plus extra files). */
 export async function blsRepo(models: readonly string[], extra: Record<string, string> = {}): Promise<string> {

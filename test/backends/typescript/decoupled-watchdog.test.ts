@@ -56,7 +56,7 @@ describe('a decoupled script that never sends its final flag is failed and relea
     const got: number[] = [];
     const err = await new Promise<unknown>((resolve) => {
       server.infer({ model: 'nofinal', inputs: [createTensor('N', 'INT32', [1], [1])] })
-        .subscribe({ next: (r) => got.push((r.outputs[0].data as Int32Array)[0]), error: resolve, complete: () => resolve(undefined) });
+        .subscribe({ next: (r) => got.push((r.outputs[0]!.data as Int32Array)[0]!), error: resolve, complete: () => resolve(undefined) });
     });
     assert.deepEqual(got, [7]);
     assert.ok(err instanceof TributaryError);
@@ -93,7 +93,7 @@ describe('a decoupled script that never sends its final flag is failed and relea
     call.end(); // half-close: the stream ends once the request is released
     await ended;
     assert.equal(got.length, 2);
-    assert.equal(got[0].error_message, '');
-    assert.match(got[1].error_message, TIMED_OUT);
+    assert.equal(got[0]!.error_message, '');
+    assert.match(got[1]!.error_message, TIMED_OUT);
   });
 });

@@ -32,7 +32,7 @@ describe('scripts run off the event loop', () => {
 
   const spin = (model: string, ms: number) =>
     lastValueFrom(server.infer({ model, inputs: [createTensor('MS', 'INT32', [1], [ms])] }))
-      .then((r) => [...(r.outputs[0].data as Float64Array)]);
+      .then((r) => [...(r.outputs[0]!.data as Float64Array)]);
   const post = (path: string, body: unknown) => fetch(base + path, { method: 'POST', body: JSON.stringify(body) });
 
   test('health, metadata, an ONNX model and another script answer while a script spins', async () => {
@@ -52,7 +52,7 @@ describe('scripts run off the event loop', () => {
   });
 
   test('instance_group count 2 runs two scripts at once; count 1 runs them one after the other', async () => {
-    const overlap = ([a, b]: number[][]) => Math.min(a[1], b[1]) - Math.max(a[0], b[0]);
+    const overlap = ([a, b]: [number[], number[]]) => Math.min(a[1]!, b[1]!) - Math.max(a[0]!, b[0]!);
     const two = await Promise.all([spin('spin2', 300), spin('spin2', 300)]);
     assert.ok(overlap(two) > 0, `two instances overlapped: ${JSON.stringify(two)}`);
     const one = await Promise.all([spin('spin1', 300), spin('spin1', 300)]);

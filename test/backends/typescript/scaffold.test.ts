@@ -17,8 +17,9 @@ test('scaffoldModel writes a model that type-checks, loads and answers its sampl
   const sample = JSON.parse(await readFile(join(repo, 'hello', 'sample-request.json'), 'utf8')) as { inputs: { name: string; shape: number[]; data: string[] }[] };
   const server = await createServer({ modelRepository: repo, backends: [createTypeScriptBackend(), createIdentityBackend()] });
   try {
-    const inp = sample.inputs[0];
+    const inp = sample.inputs[0]!;
     const [r] = await inferAll(server, { model: 'hello', inputs: [createTensor(inp.name, 'BYTES', inp.shape, inp.data)] });
+    assert.ok(r);
     assert.deepEqual(tensorStrings(r.outputs.find((o) => o.name === 'UPPER')!), inp.data.map((s) => s.toUpperCase()));
     assert.deepEqual([...(r.outputs.find((o) => o.name === 'LENGTH')!.data as Int32Array)], inp.data.map((s) => s.length));
   } finally {

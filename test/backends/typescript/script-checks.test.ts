@@ -105,9 +105,9 @@ describe('script outputs, BLS cycles and WebAssembly', () => {
 
   test('a good response passes; only the requested outputs reach the client', async () => {
     const [all] = await run({ model: 'bad', inputs: [x(2)] });
-    assert.deepEqual(all.outputs.map((t) => t.name), ['A', 'B']);
+    assert.deepEqual(all!.outputs.map((t) => t.name), ['A', 'B']);
     const [some] = await run({ model: 'bad', inputs: [x(2)], outputs: [{ name: 'B' }] });
-    assert.deepEqual(some.outputs.map((t) => t.name), ['B']);
+    assert.deepEqual(some!.outputs.map((t) => t.name), ['B']);
   });
 
   test('every kind of bad output is INTERNAL naming the script, the output and what was expected', async () => {
@@ -149,6 +149,6 @@ describe('script outputs, BLS cycles and WebAssembly', () => {
     assert.match(e.message, /WebAssembly is not defined/);
     assert.ok(process.memoryUsage().arrayBuffers - before < 32 * 2 ** 20);
     const [r] = await run({ model: 'wasm_on', inputs: [createTensor('X', 'FP32', [1], [1])] });
-    assert.equal((r.outputs[0].data as Float32Array)[0], 1000 * 65536);
+    assert.equal((r!.outputs[0]!.data as Float32Array)[0], 1000 * 65536);
   });
 });

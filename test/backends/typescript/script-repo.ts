@@ -26,7 +26,7 @@ export function scriptRepo(models: Record<string, ScriptModel>): TempRepo {
 }
 
 /** Spins the CPU for MS milliseconds and answers [start, end] (Date.now() inside the sandbox). */
-export const SPIN_CODE = `import { InferenceResponse, Tensor, type Request } from 'tributary/bls';
+const SPIN_CODE = `import { InferenceResponse, Tensor, type Request } from 'tributary/bls';
 export default class Model {
   execute(requests: Request[]): InferenceResponse[] {
     return requests.map((r) => {

@@ -33,20 +33,20 @@ describe('typescript backend through a real server', () => {
       createTensor('X', 'FP32', [3], [1, 2.5, -4]),
       createTensor('WORDS', 'BYTES', [2], ['héllo', 'wörld 😀']),
     ] });
-    assert.deepEqual([...(out(r.outputs, 'Y').data as Float32Array)], [3, 6, -7]);
-    assert.deepEqual(tensorStrings(out(r.outputs, 'SHOUT')), ['HÉLLO!', 'WÖRLD 😀!']);
+    assert.deepEqual([...(out(r!.outputs, 'Y').data as Float32Array)], [3, 6, -7]);
+    assert.deepEqual(tensorStrings(out(r!.outputs, 'SHOUT')), ['HÉLLO!', 'WÖRLD 😀!']);
   });
 
   test('a script tokenizes with a real BERT vocabulary inside the sandbox', async () => {
     const [r] = await run({ model: 'tokenize', inputs: [createTensor('TEXT', 'BYTES', [1], ['Hello world!'])] });
-    assert.deepEqual([...(out(r.outputs, 'input_ids').data as BigInt64Array)].map(Number), [101, 7592, 2088, 999, 102]);
-    assert.deepEqual(out(r.outputs, 'input_ids').shape, [1, 5]);
-    assert.deepEqual([...(out(r.outputs, 'attention_mask').data as BigInt64Array)].map(Number), [1, 1, 1, 1, 1]);
+    assert.deepEqual([...(out(r!.outputs, 'input_ids').data as BigInt64Array)].map(Number), [101, 7592, 2088, 999, 102]);
+    assert.deepEqual(out(r!.outputs, 'input_ids').shape, [1, 5]);
+    assert.deepEqual([...(out(r!.outputs, 'attention_mask').data as BigInt64Array)].map(Number), [1, 1, 1, 1, 1]);
   });
 
   test('a BLS call reaches another model and its data comes back', async () => {
     const [r] = await run({ model: 'caller', inputs: [createTensor('X', 'FP32', [3], [1, 2, 3])] });
-    assert.deepEqual([...(out(r.outputs, 'Y').data as Float32Array)], [4, 6, 8]);
+    assert.deepEqual([...(out(r!.outputs, 'Y').data as Float32Array)], [4, 6, 8]);
   });
 
   test('tensors too large for the scratch buffer take the clone lane both ways, BLS child included', async () => {
@@ -56,7 +56,7 @@ describe('typescript backend through a real server', () => {
     // A view into a larger buffer, as a request body would be: only its own bytes may cross.
     const x = createTensor('X', 'FP32', [n], body.subarray(8));
     const [r] = await run({ model: 'caller', inputs: [x] });
-    const y = out(r.outputs, 'Y').data as Float32Array;
+    const y = out(r!.outputs, 'Y').data as Float32Array;
     assert.equal(y.length, n);
     for (const i of [0, 1, 991, n - 1]) assert.equal(y[i], ((i + 8) % 1000 + 1) * 2); // caller: (x + 1) through ident, then doubled
   });
@@ -71,7 +71,7 @@ describe('typescript backend through a real server', () => {
 
   test('a decoupled script sends any number of responses, zero included', async () => {
     const three = await run({ model: 'streamer', inputs: [createTensor('N', 'INT32', [1], [3])] });
-    assert.deepEqual(three.filter((r) => r.outputs.length).map((r) => (r.outputs[0].data as Int32Array)[0]), [0, 1, 2]);
+    assert.deepEqual(three.filter((r) => r.outputs.length).map((r) => (r.outputs[0]!.data as Int32Array)[0]), [0, 1, 2]);
     assert.equal(three.at(-1)!.final, true);
     const none = await run({ model: 'streamer', inputs: [createTensor('N', 'INT32', [1], [0])] });
     assert.equal(none.filter((r) => r.outputs.length).length, 0);
@@ -79,19 +79,19 @@ describe('typescript backend through a real server', () => {
 
   test('a script streams from a decoupled model and may leave the loop early', async () => {
     const all = await run({ model: 'stream_reader', inputs: [createTensor('N', 'INT32', [1], [5]), createTensor('STOP', 'INT32', [1], [99])] });
-    assert.deepEqual([...(out(all[0].outputs, 'SEEN').data as Int32Array)], [0, 1, 2, 3, 4]);
+    assert.deepEqual([...(out(all[0]!.outputs, 'SEEN').data as Int32Array)], [0, 1, 2, 3, 4]);
     const two = await run({ model: 'stream_reader', inputs: [createTensor('N', 'INT32', [1], [5]), createTensor('STOP', 'INT32', [1], [2])] });
-    assert.deepEqual([...(out(two[0].outputs, 'SEEN').data as Int32Array)], [0, 1]);
+    assert.deepEqual([...(out(two[0]!.outputs, 'SEEN').data as Int32Array)], [0, 1]);
   });
 
   test('children started with Promise.all join the callee dynamic batcher', async () => {
     const counts = () => {
-      const st = server.modelStatistics('ident').model_stats[0];
+      const st = server.modelStatistics('ident').model_stats[0]!;
       return { inferences: st.inference_count, executions: st.execution_count };
     };
     const start = counts();
     const [r] = await run({ model: 'fanout', inputs: [createTensor('N', 'INT32', [1], [6])] });
-    assert.equal((out(r.outputs, 'SUM').data as Float32Array)[0], 0 + 1 + 2 + 3 + 4 + 5);
+    assert.equal((out(r!.outputs, 'SUM').data as Float32Array)[0], 0 + 1 + 2 + 3 + 4 + 5);
     let end = counts();
     // statistics are recorded as each request completes, just after its response is delivered
     for (let i = 0; i < 100 && end.inferences - start.inferences < 6; i++) {
@@ -107,12 +107,12 @@ describe('typescript backend through a real server', () => {
     const t0 = performance.now();
     const [r] = await run({ model: 'fanout', inputs: [createTensor('N', 'INT32', [1], [4])], parameters: { target: 'slow_ident' } });
     const ms = performance.now() - t0;
-    assert.equal((out(r.outputs, 'SUM').data as Float32Array)[0], 6);
+    assert.equal((out(r!.outputs, 'SUM').data as Float32Array)[0], 6);
     assert.ok(ms < 2 * 150, `4 children of 150 ms each took ${ms.toFixed(0)} ms (sequential would be 600)`);
   });
 
   test('cancelling the parent request cancels its BLS children', async () => {
-    const successes = () => server.modelStatistics('slow_ident').model_stats[0].inference_stats.success.count;
+    const successes = () => server.modelStatistics('slow_ident').model_stats[0]!.inference_stats.success.count;
     const start = successes();
     const sub = server.infer({ model: 'caller', inputs: [createTensor('X', 'FP32', [2], [1, 2])], parameters: { target: 'slow_ident' } })
       .subscribe({ error: () => {} });
@@ -133,21 +133,21 @@ describe('typescript backend through a real server', () => {
     assert.equal(bad.kind, 'INVALID_ARG');
     assert.match(bad.message, /X must not be empty/);
     const [ok] = await run({ model: 'misbehave', inputs: [x] });
-    assert.ok((ok.outputs[0].data as Float32Array)[0] >= 1);
+    assert.ok((ok!.outputs[0]!.data as Float32Array)[0]! >= 1);
   });
 
   test('a script looping past timeout_ms fails, its isolate is replaced, others keep working', async () => {
     const x = createTensor('X', 'FP32', [1], [0]);
     const [warm] = await run({ model: 'misbehave', inputs: [x] });
-    assert.ok((warm.outputs[0].data as Float32Array)[0] >= 1);
+    assert.ok((warm!.outputs[0]!.data as Float32Array)[0]! >= 1);
     const looping = fails(run({ model: 'misbehave', inputs: [x], parameters: { mode: 'loop' } }));
     const other = run({ model: 'transform', inputs: [createTensor('X', 'FP32', [1], [1])] });
     const e = await looping;
     assert.equal(e.code, 'TRB_SCRIPT_LIMIT');
     assert.match(e.message, /model 'misbehave'.*time limit of 200 ms/);
-    assert.equal(((await other)[0].outputs[0].data as Float32Array)[0], 3);
+    assert.equal(((await other)[0]!.outputs[0]!.data as Float32Array)[0], 3);
     const [fresh] = await run({ model: 'misbehave', inputs: [x] });
-    assert.equal((fresh.outputs[0].data as Float32Array)[0], 1, 'a fresh isolate counts from 1');
+    assert.equal((fresh!.outputs[0]!.data as Float32Array)[0], 1, 'a fresh isolate counts from 1');
   });
 
   test('a script allocating without bound hits memory_limit_mb, its isolate is replaced', async () => {
@@ -156,22 +156,22 @@ describe('typescript backend through a real server', () => {
     assert.equal(e.code, 'TRB_SCRIPT_LIMIT');
     assert.match(e.message, /model 'hog'.*memory limit of 32 MB/);
     const [fresh] = await run({ model: 'hog', inputs: [x] });
-    assert.equal((fresh.outputs[0].data as Float32Array)[0], 1);
+    assert.equal((fresh!.outputs[0]!.data as Float32Array)[0], 1);
     // and again: the spare that replaced it was itself replaced
     await fails(run({ model: 'hog', inputs: [x], parameters: { mode: 'hog' } }));
     const [again] = await run({ model: 'hog', inputs: [x] });
-    assert.equal((again.outputs[0].data as Float32Array)[0], 1);
+    assert.equal((again!.outputs[0]!.data as Float32Array)[0], 1);
   });
 
   test('process, require, fetch and import() are not reachable', async () => {
     const [r] = await run({ model: 'escape', inputs: [createTensor('X', 'FP32', [1], [0])] });
-    const report = tensorStrings(out(r.outputs, 'REPORT'));
-    assert.match(report[0], /^process: ReferenceError: process is not defined/);
+    const report = tensorStrings(out(r!.outputs, 'REPORT'));
+    assert.match(report[0]!, /^process: ReferenceError: process is not defined/);
     // the bundler turns a bare `require` into its own shim, which refuses every module
-    assert.match(report[1], /^require: (ReferenceError: require is not defined|Error: Dynamic require of "fs" is not supported)/);
-    assert.match(report[2], /^fetch: ReferenceError: fetch is not defined/);
-    assert.match(report[3], /^import: /);
-    assert.doesNotMatch(report[3], /: ok /);
+    assert.match(report[1]!, /^require: (ReferenceError: require is not defined|Error: Dynamic require of "fs" is not supported)/);
+    assert.match(report[2]!, /^fetch: ReferenceError: fetch is not defined/);
+    assert.match(report[3]!, /^import: /);
+    assert.doesNotMatch(report[3]!, /: ok /);
     assert.equal(report[4], 'Function: ok undefined');
     const e = await fails(run({ model: 'escape', inputs: [createTensor('X', 'FP32', [1], [0])], parameters: { exit: true } }));
     assert.match(e.message, /ReferenceError: process is not defined \(at 1\/model\.ts:\d+:\d+\)/);

@@ -35,7 +35,7 @@ test('health, metadata, config and statistics RPCs translate the Server API', as
   assert.equal(config.scheduling_choice, 'dynamic_batching');
   assert.deepEqual(config.dynamic_batching.preferred_batch_size, [4]);
   // protobufjs decodes 64-bit map keys as 8-char "long hash" strings (little-endian bytes).
-  const [[key, policy]] = Object.entries(config.dynamic_batching.priority_queue_policy) as [string, any][];
+  const [[key, policy]] = Object.entries(config.dynamic_batching.priority_queue_policy) as [[string, any]];
   assert.equal(Buffer.from(key!, 'latin1').readBigUInt64LE(), 1n);
   assert.equal(policy.timeout_action, 'DELAY');
   assert.equal(policy.max_queue_size, 3);

@@ -47,7 +47,7 @@ const cases: Case[] = [
   { name: 'unknown input', body: { inputs: [input({ name: 'X' })] }, status: 400, match: /unexpected inference input 'X'/ },
   { name: 'missing input', body: { inputs: [] }, status: 400, match: /missing required input 'INPUT0'/ },
   { name: 'unknown requested output', body: { ...good, outputs: [{ name: 'NOPE' }] }, status: 400, match: /unexpected inference output 'NOPE'/ },
-  { name: 'duplicate input', body: { inputs: [input(), input()] }, status: 400, match: /appears more than once/ },
+  { name: 'duplicate input', body: { inputs: [input(), input()] }, status: 400, match: /input 'INPUT0' is given more than once/ },
   { name: 'numeric id', body: { ...good, id: 7 }, status: 400, match: /request 'id' must be a string/ },
   { name: 'negative priority', body: { ...good, parameters: { priority: -1 } }, status: 400, match: /'priority' must be a non-negative integer/ },
   { name: 'nested parameter', body: { ...good, parameters: { x: { y: 1 } } }, status: 400, match: /parameter 'x' must be a string, number or boolean/ },

@@ -5,6 +5,7 @@ import { loadProtos } from '../../../src/frontend/grpc/index.js';
 import { GRPC_METHOD_CATEGORY, GRPC_STREAMING_METHODS, httpRouteCategory, restrictGrpcHandlers } from '../../../src/frontend/restrict/index.js';
 import { createServer } from '../../../src/server/index.js';
 import { tempRepo } from '../../helpers/temp-repo.js';
+import { Errors } from '../../../src/errors.js';
 
 test('HTTP route patterns map to Triton categories', () => {
   const cases: [string, string | undefined][] = [
@@ -39,7 +40,7 @@ test('an HTTP route without a category stops the app from being built', async (t
   const server = await createServer({ modelRepository: repo.dir });
   t.after(async () => { await server.close(); repo.remove(); });
   const app = buildHttpApp(server);
-  assert.throws(() => app.get('/v2/new-admin-thing', () => 'x'), /HTTP route GET \/v2\/new-admin-thing has no access-control category/);
+  assert.throws(() => app.get('/v2/new-admin-thing', () => 'x'), { code: Errors.restrictCategoryMissing.code, message: /HTTP route GET \/v2\/new-admin-thing/ });
   await app.close();
 });
 
@@ -58,5 +59,5 @@ test('every RPC of the .proto files has a category; only ModelStreamInfer stream
 });
 
 test('a gRPC handler without a category stops the server from being built', () => {
-  assert.throws(() => restrictGrpcHandlers(new Map(), { NewAdminRpc: () => {} }), /gRPC method NewAdminRpc has no access-control category/);
+  assert.throws(() => restrictGrpcHandlers(new Map(), { NewAdminRpc: () => {} }), { code: Errors.restrictCategoryMissing.code, message: /gRPC method NewAdminRpc/ });
 });
