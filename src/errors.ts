@@ -2,6 +2,10 @@
  * The one catalog of coded errors. Every error the server raises is created here, so its code,
  * Triton kind and message shape are declared once; `protocol/status-table.ts` maps kinds to HTTP
  * and gRPC statuses. Unknown throws become INTERNAL with the cause kept (`toTributaryError`).
+ *
+ * Longer than our other files on purpose: one catalog is the point (every code declared and reviewed
+ * in one place, and held to docs/errors.md by test/docs/errors-doc.test.ts); entries are grouped
+ * under area headings.
  */
 
 /**
