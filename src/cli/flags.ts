@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Errors } from '../errors.js';
+import { Errors, type TributaryError } from '../errors.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -43,4 +44,14 @@ export function boolFlag(name: string, v: unknown, fallback: boolean): boolean {
 export function listFlag(v: unknown): string[] {
   if (v === undefined) return [];
   return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/** A PEM file named by a TLS flag, read at start; a failure names the flag and the file, never the contents. */
+export function pemFlag(fail: (msg: string) => TributaryError, flag: string, path: unknown): Buffer {
+  try {
+    return readFileSync(String(path));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw fail(`--${flag}: cannot read '${String(path)}' (${code})`);
+  }
 }

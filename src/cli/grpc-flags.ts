@@ -1,23 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { Errors } from '../errors.js';
 import { GRPC_DEFAULTS, serverCredentials, type GrpcServerOptions } from '../frontend/grpc/index.js';
 import { HTTP_DEFAULTS } from '../frontend/http/index.js';
 import type { Logger } from '../logger.js';
-import { boolFlag, intFlag } from './flags.js';
+import { boolFlag, intFlag, pemFlag } from './flags.js';
 
 type FlagValues = Record<string, unknown>;
 
 /** gRPC's message bound (a length is an int32 on the wire), tritonserver's fixed limit. */
 const MAX_MESSAGE = 2 ** 31 - 1;
 
-function pem(flag: string, path: unknown): Buffer {
-  try {
-    return readFileSync(String(path));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw Errors.grpcTlsInvalid(`--${flag}: cannot read '${String(path)}' (${code})`);
-  }
-}
 
 /**
  * The gRPC front end's size, connection and TLS flags. TLS takes tritonserver's flags and meanings:
@@ -46,9 +37,9 @@ export function grpcOptionsFromFlags(f: FlagValues, log: Logger): Omit<GrpcServe
     if (f[flag] === undefined) throw Errors.grpcTlsInvalid(`--${mutual ? 'grpc-use-ssl-mutual' : 'grpc-use-ssl'}=true needs --${flag}`);
   }
   options.tls = {
-    cert: pem('grpc-server-cert', f['grpc-server-cert']),
-    key: pem('grpc-server-key', f['grpc-server-key']),
-    ...(f['grpc-root-cert'] === undefined ? {} : { rootCert: pem('grpc-root-cert', f['grpc-root-cert']) }),
+    cert: pemFlag(Errors.grpcTlsInvalid, 'grpc-server-cert', f['grpc-server-cert']),
+    key: pemFlag(Errors.grpcTlsInvalid, 'grpc-server-key', f['grpc-server-key']),
+    ...(f['grpc-root-cert'] === undefined ? {} : { rootCert: pemFlag(Errors.grpcTlsInvalid, 'grpc-root-cert', f['grpc-root-cert']) }),
     mutual,
   };
   serverCredentials(options.tls); // a key that does not match its certificate fails here, not at the first client

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Errors } from '../errors.js';
 import { HTTP_DEFAULTS, httpsServerOptions, type HttpServerOptions } from '../frontend/http/index.js';
 import type { Logger } from '../logger.js';
-import { boolFlag, intFlag } from './flags.js';
+import { boolFlag, intFlag, pemFlag } from './flags.js';
 
 type FlagValues = Record<string, unknown>;
 
@@ -10,14 +9,6 @@ const MS = 1000;
 /** A day: longer timeouts are a typo more likely than a wish (and node's timers stop at 2^31 ms). */
 const MAX_TIMEOUT_SECS = 86_400;
 
-function pem(flag: string, path: unknown): Buffer {
-  try {
-    return readFileSync(String(path));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw Errors.httpTlsInvalid(`--${flag}: cannot read '${String(path)}' (${code})`);
-  }
-}
 
 /**
  * The HTTP front end's size, time, connection and TLS flags. TLS takes the meanings of
@@ -43,9 +34,9 @@ export function httpOptionsFromFlags(f: FlagValues, log: Logger): Omit<HttpServe
     if (f[flag] === undefined) throw Errors.httpTlsInvalid(`--${mutual ? 'http-use-ssl-mutual' : 'http-use-ssl'}=true needs --${flag}`);
   }
   options.tls = {
-    cert: pem('http-server-cert', f['http-server-cert']),
-    key: pem('http-server-key', f['http-server-key']),
-    ...(f['http-root-cert'] === undefined ? {} : { rootCert: pem('http-root-cert', f['http-root-cert']) }),
+    cert: pemFlag(Errors.httpTlsInvalid, 'http-server-cert', f['http-server-cert']),
+    key: pemFlag(Errors.httpTlsInvalid, 'http-server-key', f['http-server-key']),
+    ...(f['http-root-cert'] === undefined ? {} : { rootCert: pemFlag(Errors.httpTlsInvalid, 'http-root-cert', f['http-root-cert']) }),
     mutual,
   };
   httpsServerOptions(options.tls, 0); // a key that does not match its certificate fails here, not at the first client

@@ -1,18 +1,9 @@
-import { createSecureContext } from 'node:tls';
 import { ServerCredentials } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
+import { checkTlsMaterial, type TlsMaterial } from '../tls/index.js';
 
 /** TLS for the gRPC front end, with tritonserver's meanings (PEM contents, not file names). */
-export interface GrpcTlsOptions {
-  /** The server's certificate chain (--grpc-server-cert). */
-  cert: Buffer;
-  /** The server's private key (--grpc-server-key). */
-  key: Buffer;
-  /** CA certificates that client certificates must chain to (--grpc-root-cert); needed with `mutual`. */
-  rootCert?: Buffer;
-  /** Require a client certificate signed by `rootCert` (--grpc-use-ssl-mutual). */
-  mutual?: boolean;
-}
+export type GrpcTlsOptions = TlsMaterial;
 
 /**
  * Insecure credentials without `tls`; otherwise TLS, refusing at start what would only fail at the
@@ -21,26 +12,7 @@ export interface GrpcTlsOptions {
  */
 export function serverCredentials(tls: GrpcTlsOptions | undefined): ServerCredentials {
   if (!tls) return ServerCredentials.createInsecure();
-  if (tls.mutual && !tls.rootCert) {
-    throw Errors.grpcTlsInvalid('--grpc-use-ssl-mutual needs --grpc-root-cert: the CA certificate that client certificates must be signed by');
-  }
-  try {
-    createSecureContext({ cert: tls.cert, key: tls.key });
-  } catch (e) {
-    throw Errors.grpcTlsInvalid(`the server certificate (--grpc-server-cert) and key (--grpc-server-key) are not a usable PEM pair: ${reason(e)}`);
-  }
-  if (tls.rootCert) {
-    try {
-      createSecureContext({ ca: tls.rootCert });
-    } catch (e) {
-      throw Errors.grpcTlsInvalid(`the root certificate (--grpc-root-cert) is not usable PEM: ${reason(e)}`);
-    }
-  }
+  checkTlsMaterial(tls, 'grpc', Errors.grpcTlsInvalid);
   return ServerCredentials.createSsl(tls.rootCert ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.mutual === true);
 }
 
-/** OpenSSL's reason without its hex prefix ("key values mismatch", "no start line"). */
-function reason(e: unknown): string {
-  const m = (e as Error).message ?? String(e);
-  return m.replace(/^error:[0-9A-F]+:[^:]*:[^:]*:/i, '').trim() || m;
-}

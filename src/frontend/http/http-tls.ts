@@ -4,30 +4,16 @@
  * `--http-use-ssl-mutual` also demands a client certificate signed by `--http-root-cert` (a client
  * without one, or with one from another CA, fails the handshake: no request of theirs is read).
  */
-import { X509Certificate } from 'node:crypto';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { Socket } from 'node:net';
-import { createSecureContext, type Server as TlsServer, type TLSSocket } from 'node:tls';
+import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { Errors } from '../../errors.js';
+import { checkTlsMaterial, type TlsMaterial } from '../tls/index.js';
 import { rawErrorResponse } from './client-error.js';
 
 /** PEM contents, not file names (the CLI reads the files, naming the flag when one cannot be read). */
-export interface HttpTlsOptions {
-  /** The server's certificate chain (--http-server-cert). */
-  cert: Buffer;
-  /** The server's private key (--http-server-key). */
-  key: Buffer;
-  /** CA certificates that client certificates must chain to (--http-root-cert); needed with `mutual`. */
-  rootCert?: Buffer;
-  /** Require a client certificate signed by `rootCert` (--http-use-ssl-mutual). */
-  mutual?: boolean;
-}
+export type HttpTlsOptions = TlsMaterial;
 
-/** OpenSSL's reason without its hex prefix ("key values mismatch", "no start line"). */
-function reason(e: unknown): string {
-  const m = (e as Error).message ?? String(e);
-  return m.replace(/^error:[0-9A-F]+:[^:]*:[^:]*:/i, '').trim() || m;
-}
 
 /**
  * The `https` server options for `tls`, refusing at start what would otherwise only fail at the
@@ -36,23 +22,7 @@ function reason(e: unknown): string {
  * `handshakeTimeoutMs` bounds a client that connects and never finishes the handshake.
  */
 export function httpsServerOptions(tls: HttpTlsOptions, handshakeTimeoutMs: number): HttpsServerOptions {
-  if (tls.mutual && !tls.rootCert) {
-    throw Errors.httpTlsInvalid('--http-use-ssl-mutual needs --http-root-cert: the CA certificate that client certificates must be signed by');
-  }
-  try {
-    createSecureContext({ cert: tls.cert, key: tls.key });
-  } catch (e) {
-    throw Errors.httpTlsInvalid(`the server certificate (--http-server-cert) and key (--http-server-key) are not a usable PEM pair: ${reason(e)}`);
-  }
-  if (tls.rootCert) {
-    try {
-      // OpenSSL takes text without any certificate as an empty CA list; parsing the first one does not.
-      new X509Certificate(tls.rootCert);
-      createSecureContext({ ca: tls.rootCert });
-    } catch (e) {
-      throw Errors.httpTlsInvalid(`the root certificate (--http-root-cert) is not usable PEM: ${reason(e)}`);
-    }
-  }
+  checkTlsMaterial(tls, 'http', Errors.httpTlsInvalid);
   const mutual = tls.mutual === true;
   return {
     cert: tls.cert,

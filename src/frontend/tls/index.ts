@@ -1,0 +1,1 @@
+export { checkTlsMaterial, type TlsMaterial } from './check-tls-material.js';
