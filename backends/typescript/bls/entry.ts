@@ -1,4 +1,4 @@
-import { children, current, host, scratch } from './host-channel.js';
+import { children, current, flushSends, host, scratch } from './host-channel.js';
 import { responseToWire } from './inference-response.js';
 import { ModelError, errorToWire } from './model-error.js';
 import { Request } from './request.js';
@@ -30,25 +30,21 @@ export function install(ModelClass: unknown): void {
   let model: ScriptModel | undefined;
   let decoupled = false;
 
-  const finish = (callId: number, p: unknown, map: (v: unknown) => WireResponse[] | null) => {
-    Promise.resolve(p).then(
-      (v) => {
-        let out: WireResponse[] | null;
-        try { out = map(v); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
-        if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
-      },
-      (e) => host().done(callId, null, errorToWire(e)),
-    );
+  // Responses still queued by ResponseSender.send reach the host before the call's outcome does.
+  const fail = (callId: number, e: unknown) => { flushSends(); host().done(callId, null, errorToWire(e)); };
+  const complete = (callId: number, v: unknown, map: (v: unknown) => WireResponse[] | null) => {
+    let out: WireResponse[] | null;
+    try { out = map(v); } catch (e) { fail(callId, e); return; }
+    flushSends();
+    if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
   };
   const run = (callId: number, f: () => unknown, map: (v: unknown) => WireResponse[] | null) => {
     current.callId = callId;
     let p: unknown;
-    try { p = f(); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
-    if (isThenable(p)) { finish(callId, p, map); return; }
+    try { p = f(); } catch (e) { fail(callId, e); return; }
+    if (isThenable(p)) { Promise.resolve(p).then((v) => complete(callId, v, map), (e) => fail(callId, e)); return; }
     // A synchronous result completes now: no promise, no microtask hop.
-    let out: WireResponse[] | null;
-    try { out = map(p); } catch (e) { host().done(callId, null, errorToWire(e)); return; }
-    if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
+    complete(callId, p, map);
   };
 
   g.__trb_init = (callId: number, a: WireInitArgs) => {

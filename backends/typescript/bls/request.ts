@@ -1,7 +1,6 @@
-import { host, scratch } from './host-channel.js';
+import { flushSends, host, queueSend } from './host-channel.js';
 import { responseToWire, type InferenceResponse, type Parameters } from './inference-response.js';
 import { ModelError } from './model-error.js';
-import { IN_SCRATCH } from './scratch.js';
 import { tensorFromWire, type Tensor } from './tensor.js';
 import type { WireRequest } from './wire.js';
 
@@ -45,6 +44,8 @@ export class Request {
 
   isCancelled(): boolean {
     const s = slots.get(this)!;
+    // The host closes a request on its final response, or on one it refuses: let it see them first.
+    flushSends();
     return host().isCancelled(s.callId, s.index);
   }
 
@@ -61,7 +62,7 @@ export class Request {
           const final = options?.final === true;
           if (final) closed = true;
           const w = response === undefined ? null : responseToWire(response, 'ResponseSender.send');
-          host().send(s.callId, s.index, w && scratch.writeResponse(w) ? IN_SCRATCH : w, final);
+          queueSend(s.callId, s.index, w, final);
         },
       };
     }

@@ -63,6 +63,9 @@ export const DELIVER_RESPONSE = 0;
 export const DELIVER_ERROR = 1;
 export const DELIVER_COMPLETE = 2;
 
+/** One queued decoupled response: [callId, index, response, final]. */
+export type QueuedSend = [number, number, WireResponse | null, boolean];
+
 /**
  * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks,
  * arguments copied; synchronous except infer and cancel, which return at once), and the shared
@@ -73,8 +76,8 @@ export interface HostChannel {
   scratch: SharedArrayBuffer;
   /** A call finished: one response (or error) per request; or `error` fails the whole call. */
   done(callId: number, responses: WireResponse[] | null, error: WireError | null): void;
-  /** Decoupled: one response of request `index`; `final` closes it. */
-  send(callId: number, index: number, response: WireResponse | null | number, final: boolean): void;
+  /** Decoupled responses, in order: each one of request `index`; `final` closes it (host-channel.ts queues them). */
+  sendMany(sends: QueuedSend[]): void;
   /** Start children: [callId, childId, request] each (fire-and-forget; failures come back through deliver). */
   infer(starts: [number, number, WireChildRequest][]): void;
   cancel(childId: number): void;
