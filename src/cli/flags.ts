@@ -47,11 +47,40 @@ export function listFlag(v: unknown): string[] {
 }
 
 /** A PEM file named by a TLS flag, read at start; a failure names the flag and the file, never the contents. */
-export function pemFlag(fail: (msg: string) => TributaryError, flag: string, path: unknown): Buffer {
+function pemFlag(fail: (msg: string) => TributaryError, flag: string, path: unknown): Buffer {
   try {
     return readFileSync(String(path));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw fail(`--${flag}: cannot read '${String(path)}' (${code})`);
   }
+}
+
+/**
+ * The TLS flags of one front end, with tritonserver's meanings (`<p>` is 'http' or 'grpc'):
+ * --<p>-use-ssl-mutual implies --<p>-use-ssl; certificate flags without either are ignored with a
+ * warning; the files are read here, before any model loads, and a missing flag or file is refused
+ * naming it. Returns undefined when the front end serves plain text.
+ */
+export function tlsFlags(
+  f: Record<string, unknown>, p: 'http' | 'grpc', log: { warn(msg: string): void }, fail: (msg: string) => TributaryError,
+): { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean } | undefined {
+  const mutual = boolFlag(`${p}-use-ssl-mutual`, f[`${p}-use-ssl-mutual`], false);
+  const ssl = mutual || boolFlag(`${p}-use-ssl`, f[`${p}-use-ssl`], false);
+  const [cert, key, root] = [`${p}-server-cert`, `${p}-server-key`, `${p}-root-cert`] as const;
+  if (!ssl) {
+    const given = [cert, key, root].filter((k) => f[k] !== undefined);
+    const name = p === 'http' ? 'HTTP' : 'gRPC';
+    if (given.length > 0) log.warn(`${given.map((k) => `--${k}`).join(', ')} ignored: ${name} serves plain text unless --${p}-use-ssl=true or --${p}-use-ssl-mutual=true`);
+    return undefined;
+  }
+  for (const flag of [cert, key, ...(mutual ? [root] : [])]) {
+    if (f[flag] === undefined) throw fail(`--${mutual ? `${p}-use-ssl-mutual` : `${p}-use-ssl`}=true needs --${flag}`);
+  }
+  return {
+    cert: pemFlag(fail, cert, f[cert]),
+    key: pemFlag(fail, key, f[key]),
+    ...(f[root] === undefined ? {} : { rootCert: pemFlag(fail, root, f[root]) }),
+    mutual,
+  };
 }

@@ -2,7 +2,7 @@ import { Errors } from '../errors.js';
 import { GRPC_DEFAULTS, serverCredentials, type GrpcServerOptions } from '../frontend/grpc/index.js';
 import { HTTP_DEFAULTS } from '../frontend/http/index.js';
 import type { Logger } from '../logger.js';
-import { boolFlag, intFlag, pemFlag } from './flags.js';
+import { intFlag, tlsFlags } from './flags.js';
 
 type FlagValues = Record<string, unknown>;
 
@@ -26,22 +26,9 @@ export function grpcOptionsFromFlags(f: FlagValues, log: Logger): Omit<GrpcServe
     maxConnections: intFlag('grpc-max-connections', f['grpc-max-connections'], GRPC_DEFAULTS.maxConnections, 1),
     maxConcurrentStreams: intFlag('grpc-max-concurrent-streams', f['grpc-max-concurrent-streams'], GRPC_DEFAULTS.maxConcurrentStreams, 1, 2 ** 31 - 1),
   };
-  const mutual = boolFlag('grpc-use-ssl-mutual', f['grpc-use-ssl-mutual'], false);
-  const ssl = mutual || boolFlag('grpc-use-ssl', f['grpc-use-ssl'], false);
-  const files = ['grpc-server-cert', 'grpc-server-key', 'grpc-root-cert'].filter((k) => f[k] !== undefined);
-  if (!ssl) {
-    if (files.length > 0) log.warn(`${files.map((k) => `--${k}`).join(', ')} ignored: gRPC serves plain text unless --grpc-use-ssl=true or --grpc-use-ssl-mutual=true`);
-    return options;
-  }
-  for (const flag of ['grpc-server-cert', 'grpc-server-key', ...(mutual ? ['grpc-root-cert'] : [])]) {
-    if (f[flag] === undefined) throw Errors.grpcTlsInvalid(`--${mutual ? 'grpc-use-ssl-mutual' : 'grpc-use-ssl'}=true needs --${flag}`);
-  }
-  options.tls = {
-    cert: pemFlag(Errors.grpcTlsInvalid, 'grpc-server-cert', f['grpc-server-cert']),
-    key: pemFlag(Errors.grpcTlsInvalid, 'grpc-server-key', f['grpc-server-key']),
-    ...(f['grpc-root-cert'] === undefined ? {} : { rootCert: pemFlag(Errors.grpcTlsInvalid, 'grpc-root-cert', f['grpc-root-cert']) }),
-    mutual,
-  };
+  const tls = tlsFlags(f, 'grpc', log, Errors.grpcTlsInvalid);
+  if (!tls) return options;
+  options.tls = tls;
   serverCredentials(options.tls); // a key that does not match its certificate fails here, not at the first client
   return options;
 }

@@ -1,7 +1,7 @@
 import { Errors } from '../errors.js';
 import { HTTP_DEFAULTS, httpsServerOptions, type HttpServerOptions } from '../frontend/http/index.js';
 import type { Logger } from '../logger.js';
-import { boolFlag, intFlag, pemFlag } from './flags.js';
+import { intFlag, tlsFlags } from './flags.js';
 
 type FlagValues = Record<string, unknown>;
 
@@ -23,22 +23,9 @@ export function httpOptionsFromFlags(f: FlagValues, log: Logger): Omit<HttpServe
     requestTimeoutMs: secs('http-request-timeout-secs', HTTP_DEFAULTS.requestTimeoutMs),
     maxConnections: intFlag('http-max-connections', f['http-max-connections'], HTTP_DEFAULTS.maxConnections, 0),
   };
-  const mutual = boolFlag('http-use-ssl-mutual', f['http-use-ssl-mutual'], false);
-  const ssl = mutual || boolFlag('http-use-ssl', f['http-use-ssl'], false);
-  const files = ['http-server-cert', 'http-server-key', 'http-root-cert'].filter((k) => f[k] !== undefined);
-  if (!ssl) {
-    if (files.length > 0) log.warn(`${files.map((k) => `--${k}`).join(', ')} ignored: HTTP serves plain text unless --http-use-ssl=true or --http-use-ssl-mutual=true`);
-    return options;
-  }
-  for (const flag of ['http-server-cert', 'http-server-key', ...(mutual ? ['http-root-cert'] : [])]) {
-    if (f[flag] === undefined) throw Errors.httpTlsInvalid(`--${mutual ? 'http-use-ssl-mutual' : 'http-use-ssl'}=true needs --${flag}`);
-  }
-  options.tls = {
-    cert: pemFlag(Errors.httpTlsInvalid, 'http-server-cert', f['http-server-cert']),
-    key: pemFlag(Errors.httpTlsInvalid, 'http-server-key', f['http-server-key']),
-    ...(f['http-root-cert'] === undefined ? {} : { rootCert: pemFlag(Errors.httpTlsInvalid, 'http-root-cert', f['http-root-cert']) }),
-    mutual,
-  };
+  const tls = tlsFlags(f, 'http', log, Errors.httpTlsInvalid);
+  if (!tls) return options;
+  options.tls = tls;
   httpsServerOptions(options.tls, 0); // a key that does not match its certificate fails here, not at the first client
   return options;
 }

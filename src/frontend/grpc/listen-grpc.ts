@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { createLogger } from '../../logger.js';
+import { boundConnections } from '../transport/index.js';
 
 export interface GrpcListenOptions {
   host: string;
@@ -17,8 +18,6 @@ export interface GrpcListener {
 }
 
 const log = createLogger('grpc');
-/** A client refused for the connection bound is worth a warning, but not one per refused socket. */
-const DROP_WARNING_INTERVAL_MS = 10_000;
 
 /**
  * Listen on our own TCP server and hand each connection to grpc-js (its connection injector), since
@@ -28,15 +27,7 @@ export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCred
   const injector = grpcServer.createConnectionInjector(credentials);
   // noDelay as node's HTTP servers default to: a short response must not wait behind Nagle's algorithm.
   const tcp = net.createServer({ noDelay: true }, (socket) => injector.injectConnection(socket));
-  tcp.maxConnections = options.maxConnections;
-  let dropped = 0;
-  let lastWarning = -Infinity;
-  tcp.on('drop', () => {
-    dropped++;
-    if (performance.now() - lastWarning < DROP_WARNING_INTERVAL_MS) return;
-    lastWarning = performance.now();
-    log.warn(`gRPC: refused ${dropped} connection(s) so far: ${options.maxConnections} are open (--grpc-max-connections)`);
-  });
+  boundConnections(tcp, options.maxConnections, log, 'gRPC', '--grpc-max-connections');
   try {
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);

@@ -1,6 +1,6 @@
 import { ServerCredentials } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
-import { checkTlsMaterial, type TlsMaterial } from '../tls/index.js';
+import { checkTlsMaterial, type TlsMaterial } from '../transport/index.js';
 
 /** TLS for the gRPC front end, with tritonserver's meanings (PEM contents, not file names). */
 export type GrpcTlsOptions = TlsMaterial;

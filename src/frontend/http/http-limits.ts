@@ -4,8 +4,6 @@
  * for the whole request (fastify turns the latter off, which let a trickled body hold a socket
  * forever); 1024 connections (the listen backlog Triton uses).
  */
-import type { Server as NetServer } from 'node:net';
-import { createLogger } from '../../logger.js';
 
 export interface HttpLimits {
   /** Largest request body, as sent and after decompression (--http-max-input-size); 413 past it. */
@@ -54,23 +52,3 @@ export function nodeServerOptions(limits: HttpLimits) {
   };
 }
 
-const log = createLogger('http');
-/** A refused connection is worth a warning, but not one per refused socket. */
-const DROP_WARNING_INTERVAL_MS = 10_000;
-
-/**
- * Bound the open connections of `server`: node closes a connection past the bound as it is
- * accepted, before reading from it (for HTTPS, before spending a handshake on it).
- */
-export function boundConnections(server: NetServer, maxConnections: number): void {
-  if (maxConnections <= 0) return;
-  server.maxConnections = maxConnections;
-  let dropped = 0;
-  let lastWarning = -Infinity;
-  server.on('drop', () => {
-    dropped++;
-    if (performance.now() - lastWarning < DROP_WARNING_INTERVAL_MS) return;
-    lastWarning = performance.now();
-    log.warn(`HTTP: refused ${dropped} connection(s) so far: ${maxConnections} are open (--http-max-connections)`);
-  });
-}

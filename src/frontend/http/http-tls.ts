@@ -8,7 +8,7 @@ import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { Errors } from '../../errors.js';
-import { checkTlsMaterial, type TlsMaterial } from '../tls/index.js';
+import { checkTlsMaterial, type TlsMaterial } from '../transport/index.js';
 import { rawErrorResponse } from './client-error.js';
 
 /** PEM contents, not file names (the CLI reads the files, naming the flag when one cannot be read). */

@@ -17,7 +17,8 @@ import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { clientErrorHandler, refuseConnect } from './client-error.js';
 import { compressResponse, inflateRequest } from './compression.js';
-import { boundConnections, nodeServerOptions, resolveLimits, type HttpLimits } from './http-limits.js';
+import { nodeServerOptions, resolveLimits, type HttpLimits } from './http-limits.js';
+import { boundConnections } from '../transport/index.js';
 import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http-tls.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
@@ -30,6 +31,9 @@ import { registerSettingsRoutes } from './settings-routes.js';
 import { registerSharedMemoryRoutes } from './shared-memory-routes.js';
 import { restrictHttpRoutes, type RestrictionTable } from '../restrict/index.js';
 import { Errors } from '../../errors.js';
+import { createLogger } from '../../logger.js';
+
+const log = createLogger('http');
 
 export interface HttpServerOptions extends Partial<HttpLimits> {
   port: number;
@@ -76,7 +80,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
       ? { https: { ...nodeOptions, ...httpsServerOptions(options.tls, limits.headerTimeoutMs) } }
       : { http: nodeOptions }),
   });
-  boundConnections(app.server, limits.maxConnections);
+  boundConnections(app.server, limits.maxConnections, log, 'HTTP', '--http-max-connections');
   app.server.on('connect', refuseConnect);
   if (options.tls) answerPlainHttp(app.server as unknown as TlsServer);
   // Before any route exists: every route is classified, restricted ones get their header check.

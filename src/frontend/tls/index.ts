@@ -1,1 +1,0 @@
-export { checkTlsMaterial, type TlsMaterial } from './check-tls-material.js';
