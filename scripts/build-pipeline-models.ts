@@ -6,7 +6,7 @@
  * Every output is git-ignored and rebuilt only when out of date (see pipelines/build-step.ts).
  * Usage: node --import tsx scripts/build-pipeline-models.ts [--force]
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runBuildSteps, type BuildStep } from './pipelines/build-step.js';
@@ -15,7 +15,17 @@ import { BERT_UNCASED_VOCAB_SHA256, bertTokenizerConfig, bertTokenizerJson, voca
 import { buildSentimentLexicon, valenceTable } from './pipelines/sentiment-lexicon.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const pkg = (...p: string[]) => join(root, 'node_modules', ...p);
+/**
+ * A file of an installed package, found the way Node finds packages: when tributary is itself
+ * installed into a project, npm hoists its dependencies to that project's node_modules.
+ */
+function pkg(name: string, ...p: string[]): string {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(candidate)) return join(candidate, ...p);
+    if (dirname(dir) === dir) return join(root, 'node_modules', name, ...p);
+  }
+}
 const out = (...p: string[]) => join(root, 'pipelines', ...p);
 const code = (f: string) => join(root, 'scripts', f);
 const importDefault = async (file: string) => (await import(pathToFileURL(file).href)).default;

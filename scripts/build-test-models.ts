@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
-  buildMlp, createGraph, mlpWeights, seededFloats, sourceStamp, writeModels,
+  buildMlp, buildRaggedSum, createGraph, mlpWeights, seededFloats, sourceStamp, writeModels,
   type ElemType, type ModelSpec, type WriteResult,
 } from './onnx/index.js';
 
@@ -72,6 +72,14 @@ function slowMatmul(): Uint8Array {
 }
 
 /**
+ * wide_mlp.onnx: the batching benchmark's compute-bound model, x FP32 [batch, 256] -> y [batch, 16]
+ * through three 1024-wide layers (2.4 M weights, 9.5 MB). One row reads every weight for 2 FLOPs
+ * each, so batch 1 is bound by memory (measured 0.75 ms on one thread); rows of a batch share
+ * those reads, so a row costs about 0.21 ms from batch 4 on: 3.5x to gain from batching.
+ */
+export const WIDE_MLP_SIZES = [256, 1024, 1024, 1024, 16] as const;
+
+/**
  * accumulator.onnx: a stateful model for the sequence batcher's implicit state.
  * OUTPUT = INPUT + STATE_IN and OUTPUT_STATE = OUTPUT, all FP32 [batch,1].
  */
@@ -108,8 +116,10 @@ export const TEST_MODELS: readonly ModelSpec[] = [
   { file: 'p2o_dims.onnx', build: p2oDims },
   { file: 'fixed_shape.onnx', build: fixedShape },
   { file: 'slow_matmul.onnx', build: slowMatmul },
+  { file: 'wide_mlp.onnx', build: () => buildMlp(mlpWeights(WIDE_MLP_SIZES, 11), 'wide_mlp') },
   { file: 'accumulator.onnx', build: accumulator },
   { file: 'accumulator_controls.onnx', build: accumulatorControls },
+  { file: 'ragged_sum.onnx', build: buildRaggedSum },
   { file: 'identity_4m.onnx', build: () => identity('FP32', ['batch', IDENTITY_4M_ELEMENTS], 'identity_4m') },
 ];
 

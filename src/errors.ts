@@ -89,14 +89,18 @@ export const Errors = {
   // models and repository
   modelNotFound: define('TRB_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, version?: string) =>
     version ? `Request for unknown model: ${q(model)} version ${version} is not found` : `Request for unknown model: ${q(model)} is not found`),
-  modelNotReady: define('TRB_MODEL_NOT_READY', 'UNAVAILABLE', (model: string, state: string, reason?: string) =>
-    `model ${q(model)} is not ready (state ${state}${reason ? `: ${reason}` : ''})`),
+  // Triton's words (core model_lifecycle.cc, prefixed by the repository manager), then our state.
+  modelNotReady: define('TRB_MODEL_NOT_READY', 'UNAVAILABLE', (model: string, state: string, reason?: string, version?: string) =>
+    `Request for unknown model: ${q(model)} ${version ? `version ${version} is not at ready state` : 'has no available versions'} (state ${state}${reason ? `: ${reason}` : ''})`),
   modelLoadFailed: define('TRB_MODEL_LOAD_FAILED', 'INVALID_ARG', (model: string, reason: string) =>
     `failed to load ${q(model)}: ${reason}`),
   repositoryNotFound: define('TRB_REPOSITORY_NOT_FOUND', 'NOT_FOUND', (path: string) =>
     `model repository ${q(path)} does not exist or is not a directory`),
   modelControlDisabled: define('TRB_MODEL_CONTROL_DISABLED', 'UNAVAILABLE', (what: string) =>
     `explicit model load / unload is not allowed if polling is enabled or model control mode is 'none' (${what})`),
+  // Triton's key phrase first; `links` says where each pipeline names the next (file:line:col).
+  dependencyCycle: define('TRB_MODEL_DEPENDENCY_CYCLE', 'INVALID_ARG', (model: string, cycle: readonly string[], links: readonly string[]) =>
+    `failed to load ${q(model)}: circular dependency between ensembles: ${cycle.join(' -> ')} (${links.join(', ')}); remove one of these steps to break the cycle`),
 
   // paths and names (src/paths/: every name from a request or a config that becomes a path)
   invalidModelName: define('TRB_MODEL_NAME_INVALID', 'INVALID_ARG', (name: string, why: string) =>
@@ -107,6 +111,14 @@ export const Errors = {
   // repository load API (`config` and `file:<path>` parameters; src/repository/upload-files.ts)
   loadParameterInvalid: define('TRB_LOAD_PARAMETER_INVALID', 'INVALID_ARG', (model: string, detail: string) =>
     `failed to load ${q(model)}: ${detail}`),
+  // Triton's two load-failure shapes (core model_repository_manager.cc): a request that fails
+  // before any version is tried (unknown model, bad `config`/`file:` parameters) is INTERNAL
+  // "failed to load '<m>', failed to poll from model repository"; one whose versions fail is
+  // INVALID_ARG "load failed for model '<m>': version <v> is at UNAVAILABLE state: ...;".
+  loadPollFailed: define('TRB_LOAD_POLL_FAILED', 'INTERNAL', (model: string, detail: string) =>
+    `failed to load ${q(model)}, failed to poll from model repository: ${detail}`),
+  loadVersionsFailed: define('TRB_LOAD_VERSIONS_FAILED', 'INVALID_ARG', (model: string, detail: string) =>
+    `load failed for model ${q(model)}: ${detail}`),
   loadFilesTooLarge: define('TRB_LOAD_FILES_LIMIT', 'INVALID_ARG', (model: string, detail: string) =>
     `failed to load ${q(model)}: ${detail}; put a model this large in the model repository on disk instead of sending it with the load request`),
   modelFileMissing: define('TRB_MODEL_FILE_MISSING', 'INVALID_ARG', (model: string, field: string, file: string, why: string) =>
@@ -121,26 +133,31 @@ export const Errors = {
 
   // client shared memory (src/frontend/shm/: --allow-client-shm, keys under /dev/shm)
   clientShmDisabled: define('TRB_CLIENT_SHM_DISABLED', 'UNSUPPORTED', (what: string) =>
-    `${what}: client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.`),
+    `Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable. (${what})`),
   shmKeyRefused: define('TRB_SHM_KEY_REFUSED', 'INVALID_ARG', (key: string, why: string) =>
     `shared memory key ${key} is refused: ${why}; a key must name a regular file created with shm_open, directly in /dev/shm`),
 
   // configuration
   configInvalid: define('TRB_CONFIG_INVALID', 'INVALID_ARG', (problems: string) => problems),
 
-  // requests and tensors
-  inputMissing: define('TRB_INPUT_MISSING', 'INVALID_ARG', (model: string, input: string) =>
-    `model ${q(model)}: missing required input ${q(input)}`),
+  // requests and tensors: Triton's words (core infer_request.cc) first, our detail after them
+  inputMissing: define('TRB_INPUT_MISSING', 'INVALID_ARG', (model: string, missing: readonly string[], given: readonly string[], required: number, total: number) =>
+    `expected ${required === total ? `${required} inputs` : `number of inputs between ${required} and ${total}`} but got ${given.length} inputs for model ${q(model)}. `
+    + `Got input(s) [${given.map(q).join(',')}], but missing required input(s) [${missing.map(q).join(',')}]. Please provide all required input(s).`),
   inputUnknown: define('TRB_INPUT_UNKNOWN', 'INVALID_ARG', (model: string, input: string, expected: string[]) =>
     `unexpected inference input ${q(input)} for model ${q(model)}; model expects: ${expected.map(q).join(', ') || '(none)'}`),
   outputUnknown: define('TRB_OUTPUT_UNKNOWN', 'INVALID_ARG', (model: string, output: string) =>
     `unexpected inference output ${q(output)} for model ${q(model)}`),
+  outputDuplicate: define('TRB_OUTPUT_DUPLICATE', 'INVALID_ARG', (model: string, output: string) =>
+    `output ${q(output)} already exists in request (model ${q(model)}: request each output once)`),
+  sequenceBatchSize: define('TRB_SEQUENCE_BATCH_SIZE', 'INVALID_ARG', (model: string, rows: number) =>
+    `inference request to model ${q(model)} must specify batch-size 1 due to requirements of sequence batcher (got ${rows}: send each sequence's requests one row at a time)`),
   datatypeMismatch: define('TRB_DATATYPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string) =>
-    `model ${q(model)}, input ${q(tensor)}: expects datatype ${expected}, got ${got}`),
+    `inference input ${q(tensor)} data-type is ${q(got)}, but model ${q(model)} expects ${q(expected)}`),
   shapeMismatch: define('TRB_SHAPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string) =>
-    `model ${q(model)}, input ${q(tensor)}: unexpected shape ${got}, model configuration expects ${expected}`),
+    `unexpected shape for input ${q(tensor)} for model ${q(model)}. Expected ${expected}, got ${got}`),
   batchTooLarge: define('TRB_BATCH_TOO_LARGE', 'INVALID_ARG', (model: string, batch: number, max: number) =>
-    `model ${q(model)}: inference request batch-size ${batch} must be <= ${max}`),
+    `inference request batch-size must be <= ${max} for ${q(model)} (got ${batch})`),
   tensorSize: define('TRB_TENSOR_SIZE', 'INVALID_ARG', (tensor: string, detail: string) => `tensor ${q(tensor)}: ${detail}`),
   badDatatype: define('TRB_BAD_DATATYPE', 'INVALID_ARG', (tensor: string, dt: string) =>
     `tensor ${q(tensor)}: invalid datatype ${q(dt)}`),
@@ -169,6 +186,10 @@ export const Errors = {
 
   requestJsonInvalid: define('TRB_REQUEST_JSON_INVALID', 'INVALID_ARG', (what: string, detail: string) =>
     `failed to parse the ${what} JSON: ${detail}`),
+  // Never sent: an inference body is decoded from JSON.parse first, and a decoder that meets an
+  // integer past 2^53 (perhaps rounded) throws this so the body is parsed again exactly.
+  requestJsonInexact: define('TRB_REQUEST_JSON_INEXACT', 'INTERNAL', (where: string) =>
+    `${where} holds an integer past 2^53 that JSON.parse may have rounded; the body must be parsed exactly`),
   requestFieldInvalid: define('TRB_REQUEST_FIELD_INVALID', 'INVALID_ARG', (what: string, detail: string) =>
     `${what}: ${detail}`),
 
@@ -185,10 +206,12 @@ export const Errors = {
     `unknown logging setting ${q(setting)}; known: ${known.join(', ')}`),
   logFileFixed: define('TRB_LOG_FILE_FIXED', 'UNSUPPORTED', () =>
     'log_file cannot be changed over the API; start the server with --log-file'),
-  shmRegisterInvalid: define('TRB_SHM_REGISTER_INVALID', 'INVALID_ARG', (region: string, field: string, must: string) =>
-    `register system shared memory region ${q(region)}: ${field} must be ${must}`),
-  cudaShmUnsupported: define('TRB_CUDA_SHM_UNSUPPORTED', 'UNSUPPORTED', () =>
-    'CUDA shared memory is not supported: this server runs on CPU without a GPU; use system shared memory'),
+  shmRegisterInvalid: define('TRB_SHM_REGISTER_INVALID', 'INVALID_ARG', (region: string, field: string, must: string, got?: string) =>
+    `register system shared memory region ${q(region)}: ${field} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
+  cudaShmUnsupported: define('TRB_CUDA_SHM_UNSUPPORTED', 'INVALID_ARG', (region: string) =>
+    `failed to register CUDA shared memory region: ${q(region)}, GPUs not supported: this server runs on CPU; use system shared memory`),
+  cudaShmRegionNotFound: define('TRB_CUDA_SHM_REGION_NOT_FOUND', 'NOT_FOUND', (region: string) =>
+    `Unable to find cuda shared memory region: ${q(region)} (this server runs on CPU: no CUDA region is ever registered)`),
 
   // HTTP front end (src/frontend/http/): sizes, timeouts, malformed requests, TLS
   httpInputTooLarge: define('TRB_HTTP_INPUT_TOO_LARGE', 'INVALID_ARG', (what: string, limit: number) =>
@@ -240,7 +263,7 @@ export const Errors = {
   requestOutputInvalid: define('TRB_REQUEST_OUTPUT_INVALID', 'INVALID_ARG', (index: number) =>
     `requested output ${index} must be an object with a string 'name'`),
   inputDuplicate: define('TRB_INPUT_DUPLICATE', 'INVALID_ARG', (model: string, input: string) =>
-    `model ${q(model)}: input ${q(input)} is given more than once`),
+    `input ${q(input)} already exists in request (model ${q(model)}: send each input once)`),
   inputBatchMismatch: define('TRB_INPUT_BATCH_MISMATCH', 'INVALID_ARG', (model: string, input: string, rows: number, batch: number) =>
     `model ${q(model)}: input ${q(input)} batch size ${rows} does not match ${batch} of the other inputs`),
   classificationDatatype: define('TRB_CLASSIFICATION_DATATYPE', 'INVALID_ARG', (output: string, datatype: string) =>
@@ -320,8 +343,8 @@ export const Errors = {
     `contents field must not be specified when using raw_input_contents for ${q(input)} for model ${q(model)}`),
   grpcShmAndContents: define('TRB_GRPC_SHM_AND_CONTENTS', 'INVALID_ARG', (where: string) =>
     `${where}: give the data either in shared memory or in contents, not both`),
-  grpcShmParameterInvalid: define('TRB_GRPC_SHM_PARAMETER_INVALID', 'INVALID_ARG', (where: string, key: string, must: string) =>
-    `${where}: ${q(key)} must be ${must}`),
+  grpcShmParameterInvalid: define('TRB_GRPC_SHM_PARAMETER_INVALID', 'INVALID_ARG', (where: string, key: string, must: string, got?: string) =>
+    `${where}: ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
   grpcInputNoData: define('TRB_GRPC_INPUT_NO_DATA', 'INVALID_ARG', (where: string) =>
     `${where}: no data; give contents, raw_input_contents or shared-memory parameters`),
   grpcRawContentsShort: define('TRB_GRPC_RAW_CONTENTS_SHORT', 'INVALID_ARG', (where: string, count: number) =>
@@ -332,7 +355,7 @@ export const Errors = {
     `${where}: system shared memory is not enabled on this endpoint`),
 
   // system shared memory registry (src/frontend/shm/)
-  shmSizeInvalid: define('TRB_SHM_SIZE_INVALID', 'INVALID_ARG', (what: string, got: number) =>
+  shmSizeInvalid: define('TRB_SHM_SIZE_INVALID', 'INVALID_ARG', (what: string, got: number | bigint) =>
     `${what} must be a non-negative integer, got ${got}`),
   shmRegionUnknown: define('TRB_SHM_REGION_UNKNOWN', 'INVALID_ARG', (region: string) =>
     `Unable to find system shared memory region: ${q(region)}`),
@@ -356,12 +379,25 @@ export const Errors = {
   grpcListenFailed: define('TRB_GRPC_LISTEN_FAILED', 'UNAVAILABLE', (host: string, port: number, code: string) =>
     `gRPC: cannot listen on ${host}:${port} (${code}); choose another --grpc-port or --grpc-address`),
   noResponse: define('TRB_NO_RESPONSE', 'INTERNAL', (model: string) => `model ${q(model)} completed without a response`),
+  // Triton's scheduler words for a request that arrives while the server stops (kept for clients that match them).
+  serverDraining: define('TRB_SERVER_DRAINING', 'UNAVAILABLE', (model: string) =>
+    `model ${q(model)}: Server is stopping, scheduler for model has stopped accepting new inference requests; send it to another replica`),
+  drainCancelled: define('TRB_DRAIN_CANCELLED', 'UNAVAILABLE', (model: string, secs: number) =>
+    `model ${q(model)}: Server is stopping: the request was still running after --exit-timeout-secs=${secs} and was cancelled; retry it on another replica`),
+  // Triton's words (qa/L0_parameters matches "reserved for Triton usage").
+  headerReserved: define('TRB_HEADER_RESERVED', 'INVALID_ARG', (model: string, header: string) =>
+    `model ${q(model)}: forwarded header ${q(header)} is reserved for Triton usage and cannot be a request parameter; rename the header or narrow the header forward pattern`),
+  headerPatternInvalid: define('TRB_HEADER_PATTERN_INVALID', 'INVALID_ARG', (flag: string, pattern: string, why: string) =>
+    `--${flag}: ${q(pattern)} is not a regular expression (${why})`),
   restrictCategoryMissing: define('TRB_RESTRICT_CATEGORY_MISSING', 'INTERNAL', (what: string, file: string) =>
     `${what} has no access-control category; add it in ${file}`),
   repositoryPollDisabled: define('TRB_REPOSITORY_POLL_DISABLED', 'UNAVAILABLE', (mode: string) =>
     `repository poll is only available with model control mode 'poll' (the mode is ${q(mode)})`),
   modelDuplicate: define('TRB_MODEL_DUPLICATE', 'ALREADY_EXISTS', (model: string, first: string, second: string) =>
-    `model ${q(model)} appears in more than one repository: ${first} and ${second}`),
+    `model ${q(model)} appears in more than one repository: ${first} and ${second}; give each a name unique across the repositories, or serve both with --model-namespacing=true`),
+  // Triton's words (core model_repository_manager.cc, FindModelIdentifier), then where and the fix.
+  modelAmbiguous: define('TRB_MODEL_AMBIGUOUS', 'INVALID_ARG', (model: string, repositories: readonly string[]) =>
+    `There are ${repositories.length} identifiers of model ${q(model)} in global map, model namespace must be provided to resolve ambiguity. (it is in the repositories ${repositories.map(q).join(', ')}; a request names a model only, so give the models different names to reach each)`),
   validateNoInfer: define('TRB_VALIDATE_NO_INFER', 'UNSUPPORTED', () => 'validation does not run models'),
   loadNoSpace: define('TRB_LOAD_NO_SPACE', 'UNAVAILABLE', (model: string) =>
     `failed to load ${q(model)}: no space left on the server for the files of the load request`),
@@ -379,10 +415,14 @@ export const Errors = {
     `--${flag} expects ${expects}, got ${q(got)}`),
   cliFlagChoice: define('TRB_CLI_FLAG_CHOICE', 'INVALID_ARG', (flag: string, choices: string, got: string) =>
     `--${flag} must be ${choices}, got ${q(got)}`),
+  cliFlagRefused: define('TRB_CLI_FLAG_REFUSED', 'INVALID_ARG', (flag: string, value: string, why: string, accepted: string) =>
+    `--${flag}${value ? `=${value}` : ''} is refused: ${why}${accepted ? `; remove it or give ${accepted}` : '; remove it'}`),
   metricsConfigInvalid: define('TRB_METRICS_CONFIG_INVALID', 'INVALID_ARG', (setting: string, detail: string) =>
     `--metrics-config ${setting}: ${detail}`),
   metricsConfigUnknown: define('TRB_METRICS_CONFIG_UNKNOWN', 'INVALID_ARG', (setting: string, known: readonly string[]) =>
     `--metrics-config: unknown setting ${q(setting)}; known: ${known.join(', ')}`),
+  cacheConfigInvalid: define('TRB_CACHE_CONFIG_INVALID', 'INVALID_ARG', (arg: string, detail: string) =>
+    `--cache-config ${arg}: ${detail}`),
   graphModelNotFound: define('TRB_GRAPH_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string) =>
     `model ${q(model)} is not in the repository, or its config cannot be read (see 'tributary validate')`),
   graphNotPipeline: define('TRB_GRAPH_NOT_PIPELINE', 'INVALID_ARG', (model: string) =>
@@ -391,6 +431,14 @@ export const Errors = {
     `new-model: --backend ${q(backend)} has no scaffold; only 'typescript'`),
   scaffoldName: define('TRB_SCAFFOLD_NAME', 'INVALID_ARG', (name: string) =>
     `new-model: ${q(name)} is not a valid model name (letters, digits, _ . -)`),
+  scaffoldFlagMissing: define('TRB_SCAFFOLD_FLAG_MISSING', 'INVALID_ARG', (flag: string) =>
+    `new-model: ${flag} is required (e.g. tributary new-model my_step --backend typescript --model-repository models)`),
+  runModelInput: define('TRB_RUN_MODEL_INPUT', 'INVALID_ARG', (file: string, detail: string) =>
+    `run-model: --input ${file}: ${detail}; give a v2 inference request body (e.g. the model's sample-request.json)`),
+  runModelNotFound: define('TRB_RUN_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, repo: string) =>
+    `run-model: repository ${repo} has no model ${q(model)}; name the model directory (<repository>/<model>)`),
+  runModelUnavailable: define('TRB_RUN_MODEL_UNAVAILABLE', 'UNAVAILABLE', (model: string, reason: string) =>
+    `run-model: model ${q(model)} did not load: ${reason}`),
   scaffoldExists: define('TRB_SCAFFOLD_EXISTS', 'ALREADY_EXISTS', (dir: string) =>
     `model directory ${dir} already has a config.pbtxt; choose another name or remove it`),
 
@@ -399,6 +447,13 @@ export const Errors = {
     `model ${q(model)}: a scheduler needs at least one backend instance`),
   instanceBusy: define('TRB_INSTANCE_BUSY', 'INTERNAL', (model: string, index: number) =>
     `model ${q(model)}: instance ${index} is busy`),
+  // Triton's words (rate_limiter.cc) after the model name, then the fix.
+  rateLimitResourceShort: define('TRB_RATE_LIMIT_RESOURCE_SHORT', 'INVALID_ARG', (model: string, resource: string, given: number, need: number) =>
+    `failed to load ${q(model)}: Resource count for "${resource}" is limited to ${given} which will prevent scheduling of one or more model instances, the minimum required count is ${need}; give --rate-limit-resource=${resource}:${need} or more, or lower the instance group's rate_limiter count`),
+  rateLimitResourceScope: define('TRB_RATE_LIMIT_RESOURCE_SCOPE', 'INVALID_ARG', (model: string, resource: string) =>
+    `failed to load ${q(model)}: Resource "${resource}" is present as both global and device-specific resource in the model configuration; use one scope for it in every model, or rename one of them`),
+  adaptiveDelayInvalid: define('TRB_ADAPTIVE_DELAY_INVALID', 'INVALID_ARG', (model: string, value: string, why: string) =>
+    `failed to load ${q(model)}: parameters adaptive_queue_delay_target_p99_us = ${q(value)} ${why}`),
   ensembleNotSchedulable: define('TRB_ENSEMBLE_NOT_SCHEDULABLE', 'INTERNAL', (model: string) =>
     `model ${q(model)} is an ensemble: its steps are scheduled by its pipeline`),
   modelUnloading: define('TRB_MODEL_UNLOADING', 'UNAVAILABLE', (model: string) =>
@@ -418,9 +473,10 @@ export const Errors = {
     `model ${q(model)}: the script's isolate was shut down`),
 
   // scheduling
+  // Triton's words (core scheduler_utils.cc, dynamic_batch_scheduler.cc), then the model.
   queueFull: define('TRB_QUEUE_FULL', 'UNAVAILABLE', (model: string) =>
-    `model ${q(model)}: exceeds maximum queue size`),
-  timeout: define('TRB_TIMEOUT', 'UNAVAILABLE', (model: string) => `model ${q(model)}: request timeout expired`),
+    `Exceeds maximum queue size (model ${q(model)})`),
+  timeout: define('TRB_TIMEOUT', 'UNAVAILABLE', (model: string) => `Request timeout expired (model ${q(model)})`),
   cancelled: define('TRB_CANCELLED', 'CANCELLED', (model: string) => `model ${q(model)}: request cancelled`),
 
   // sequences
@@ -434,8 +490,8 @@ export const Errors = {
     `model ${q(model)}: correlation ID ${id} cannot be given to control input ${q(input)} of type ${datatype}`),
 
   // backends
-  backendUnknown: define('TRB_BACKEND_UNKNOWN', 'INVALID_ARG', (model: string, backend: string) =>
-    `model ${q(model)}: unknown backend ${q(backend)}`),
+  backendUnknown: define('TRB_BACKEND_UNKNOWN', 'INVALID_ARG', (model: string, backend: string, known?: readonly string[]) =>
+    `model ${q(model)}: unknown backend ${q(backend)}${known ? `; this server runs ${known.map(q).join(', ')}` : ''}`),
   backendFailed: define('TRB_BACKEND_FAILED', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
   providerUnavailable: define('TRB_PROVIDER_UNAVAILABLE', 'UNAVAILABLE', (model: string, provider: string) =>
     `model ${q(model)}: execution provider ${q(provider)} is not available on this machine (onnxruntime-node here ships the CPU provider only); remove it from optimization.execution_accelerators`),

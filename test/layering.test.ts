@@ -59,6 +59,8 @@ const RANK: Record<string, number> = {
   model: 3, repository: 3,
   pipeline: 4, dataflow: 4, scheduler: 4,
   backend: 5,
+  // cache/ is the response cache the model layer consults (local, or Redis: its one I/O).
+  cache: 5,
   tensor: 6, config: 6,
   // inference/ holds the message types every layer speaks (request, response, parameters, cancel
   // signal); it sits beside tensor/ so that protocol/, client/ and backend/ can all use them.
@@ -256,9 +258,9 @@ test('imports point one way: frontend -> server -> model/repository -> pipeline/
 
 const IO_LIBRARIES = new Set([
   'fastify', '@grpc/grpc-js', '@grpc/proto-loader', 'onnxruntime-node', 'isolated-vm', 'prom-client',
-  'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net',
+  'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'ioredis',
 ]);
-const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths']);
+const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths', 'cache']);
 
 test('I/O libraries only at the edges (frontend/, repository/, metrics/, cli/, client/, backends/, paths/)', () => {
   const bad = EDGES

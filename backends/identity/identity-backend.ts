@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { BackendFactory, BackendInstance, BackendModel, BackendRequest } from '../../src/backend/index.js';
 import type { CancelSignal } from '../../src/inference/index.js';
 import { configParamInt, type ModelConfig } from '../../src/config/index.js';
@@ -14,6 +15,7 @@ export function createIdentityBackend(): BackendFactory {
   return {
     name: 'identity',
     defaultModelFilename: 'model.identity',
+    directory: fileURLToPath(new URL('.', import.meta.url)),
     async load(config: ModelConfig): Promise<BackendModel> {
       const pairs = zipIo(config);
       const delayMs = Math.max(0, configParamInt(config, 'execute_delay_ms', 0));

@@ -1,8 +1,9 @@
-import type { ConfigDataType, ModelConfig, ModelInput, ModelOutput } from '../../src/config/index.js';
+import { normalizeConfig, type ConfigDataType, type ModelConfig, type ModelInput, type ModelOutput } from '../../src/config/index.js';
 import { Errors } from '../../src/errors.js';
 import { formatShape, fromConfigType, toConfigType } from '../../src/tensor/index.js';
 import { constantInputNames } from './constant-inputs.js';
 import { formatRawDims, type IoSignature, type ModelSignature } from './model-signature.js';
+import { batchInputNames, checkRaggedIo, raggedPlanOf } from './ragged-batch.js';
 import { checkSequenceIo, sequenceIo } from './sequence-io.js';
 
 /** Triton's default max_batch_size when auto-complete finds a batchable model. */
@@ -46,7 +47,7 @@ function fromModel(model: string, io: IoSignature, batched: boolean): { name: st
 function implicitNames(config: ModelConfig): { inputs: Set<string>; outputs: Set<string> } {
   const seq = sequenceIo(config);
   return {
-    inputs: new Set([...seq.inputs.map((x) => x.name), ...constantInputNames(config)]),
+    inputs: new Set([...seq.inputs.map((x) => x.name), ...constantInputNames(config), ...batchInputNames(config)]),
     outputs: new Set(seq.outputs.map((x) => x.name)),
   };
 }
@@ -70,7 +71,15 @@ export function completeConfig(config: ModelConfig, sig: ModelSignature): ModelC
       : sig.inputs.filter((io) => !implicit.inputs.has(io.name)).map((io) => fromModel(config.name, io, batched)),
     output: config.output.length > 0 ? config.output
       : sig.outputs.filter((io) => !implicit.outputs.has(io.name)).map((io) => fromModel(config.name, io, batched)),
+    // Triton's core fills the platform's file name in (AutoCompleteBackendFields), so the config
+    // served back says which file was loaded.
+    default_model_filename: config.default_model_filename || 'model.onnx',
   };
+  // Triton's onnxruntime backend turns the dynamic batcher on when it picked max_batch_size
+  // itself and the config names no scheduler; the core then prefers batches of max_batch_size.
+  if (config.max_batch_size === 0 && maxBatch > 1 && !config.dynamic_batching && !config.sequence_batching) {
+    out.dynamic_batching = normalizeConfig({ max_batch_size: maxBatch, dynamic_batching: {} }, { name: config.name }).dynamic_batching!;
+  }
   checkConfig(out, sig);
   return out;
 }
@@ -107,16 +116,21 @@ export function checkConfig(config: ModelConfig, sig: ModelSignature): void {
   const problems: string[] = [];
   const implicit = implicitNames(config);
   const constants = new Set(constantInputNames(config));
+  const ragged = raggedPlanOf(config);
   if (batched) {
-    // A constant input is fed once per run, not per request, so it needs no batch dim.
-    for (const m of [...sig.inputs.filter((i) => !constants.has(i.name)), ...sig.outputs]) {
+    // A constant input is fed once per run, not per request, and a batch input once per batch,
+    // so neither needs a batch dim.
+    const fed = new Set([...constants, ...batchInputNames(config)]);
+    for (const m of [...sig.inputs.filter((i) => !fed.has(i.name)), ...sig.outputs]) {
       if (m.dims.length === 0 || m.dims[0] !== -1) {
         problems.push(`max_batch_size is ${config.max_batch_size} but model tensor ${describe(m)} has no variable first dimension to batch along; set max_batch_size: 0`);
       }
     }
   }
-  for (const c of config.input) checkIo('input', c, sig.inputs, batched, problems);
-  for (const c of config.output) checkIo('output', c, sig.outputs, batched, problems);
+  // Ragged inputs and batch outputs have their own shape rules (ragged-batch.ts).
+  for (const c of config.input) if (!ragged?.ragged.has(c.name)) checkIo('input', c, sig.inputs, batched, problems);
+  for (const c of config.output) if (!ragged?.batchOutputs.has(c.name)) checkIo('output', c, sig.outputs, batched, problems);
+  if (ragged) checkRaggedIo(config, sig, ragged, problems);
   checkSequenceIo(config, sig, problems);
   for (const m of sig.inputs) {
     if (!config.input.some((c) => c.name === m.name) && !implicit.inputs.has(m.name)) {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
-import type { BackendFactory, BackendInstance, BackendModel, LoadContext } from '../../src/backend/index.js';
+import { settingIs, withBackendDefaults, type BackendFactory, type BackendInstance, type BackendModel, type LoadContext } from '../../src/backend/index.js';
 import type { ModelConfig, ModelInstanceGroup } from '../../src/config/index.js';
 import { Errors, TributaryError } from '../../src/errors.js';
 import { checkConfig, completeConfig } from './auto-complete.js';
@@ -8,7 +9,9 @@ import { constantInputs } from './constant-inputs.js';
 import { measureRunUs } from './measure-run.js';
 import { modelSignature } from './model-signature.js';
 import { createOrtInstance, type InstancePlan } from './ort-instance.js';
+import { outputShapers, type OutputShapers } from './output-shapes.js';
 import type { PlainTensor } from './ort-tensor.js';
+import { raggedPlanOf } from './ragged-batch.js';
 import { sequenceIo } from './sequence-io.js';
 import { checkInstanceGroup, ortSettings } from './session-options.js';
 import { createDirectRunner } from './direct-runner.js';
@@ -47,16 +50,18 @@ async function openSession(model: string, ctx: LoadContext, options: ort.Inferen
 }
 
 async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendModel> {
-  const settings = ortSettings(config);
+  const settings = ortSettings(withBackendDefaults(config, ctx.settings));
   for (const g of config.instance_group) checkInstanceGroup(config, g);
   const probe = await openSession(config.name, ctx, settings.options);
   let measuredRunUs: number | undefined;
   let target: 'inline' | 'worker';
   let constants: PlainTensor[];
+  let shapers: OutputShapers | undefined;
   try {
     const sig = modelSignature(probe);
     checkConfig(config, sig);
     constants = constantInputs(config, sig);
+    shapers = outputShapers(config, sig);
     if (settings.target === 'auto') {
       measuredRunUs = await measureRunUs(probe, sig, constants);
       target = measuredRunUs !== undefined && measuredRunUs > settings.workerThresholdUs ? 'worker' : 'inline';
@@ -72,13 +77,16 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
   // to each request); state outputs are fetched so it can keep them for the next request.
   const seq = sequenceIo(config);
   const outputs = config.output.map((o) => o.name);
-  const plan: InstancePlan = {
+  let plan: InstancePlan = {
     model: config.name,
     inputs: [...config.input.map((i) => i.name), ...seq.inputs.map((x) => x.name)],
     outputs: [...outputs, ...seq.outputs.map((x) => x.name).filter((n) => !outputs.includes(n))],
     batched: config.max_batch_size > 0,
     constants,
   };
+  const ragged = raggedPlanOf(config);
+  if (ragged) plan = { ...plan, ragged };
+  if (shapers) plan = { ...plan, shapers };
   // The probe session serves the first inline instance rather than being thrown away.
   let spare: ort.InferenceSession | undefined = probe;
   if (target === 'worker') { spare = undefined; await probe.release(); }
@@ -124,12 +132,35 @@ export function createOnnxRuntimeBackend(): BackendFactory {
     name: 'onnxruntime',
     platforms: ['onnxruntime_onnx'],
     defaultModelFilename: 'model.onnx',
+    directory: fileURLToPath(new URL('.', import.meta.url)),
+    // Session parameters (session-options.ts) a --backend-config may default.
+    settings: {
+      intra_op_thread_count: settingIs.int(0),
+      inter_op_thread_count: settingIs.int(0),
+      execution_mode: settingIs.oneOf('0', '1', 'sequential', 'parallel'),
+      execution_target: settingIs.oneOf('inline', 'worker', 'auto'),
+      worker_threshold_us: settingIs.int(0),
+    },
     async autoComplete(config, ctx) {
       const session = await openSession(config.name, ctx, METADATA_OPTIONS);
       try {
         return completeConfig(config, modelSignature(session));
       } catch (e) {
         throw e instanceof TributaryError ? e : Errors.modelLoadFailed(config.name, String(e));
+      } finally {
+        await session.release();
+      }
+    },
+    // What load checks on its probe session, on a metadata-only one: validate runs it.
+    async check(config, ctx) {
+      ortSettings(withBackendDefaults(config, ctx.settings)); // refuses bad parameters and unavailable providers
+      for (const g of config.instance_group) checkInstanceGroup(config, g);
+      const session = await openSession(config.name, ctx, METADATA_OPTIONS);
+      try {
+        const sig = modelSignature(session);
+        checkConfig(config, sig);
+        constantInputs(config, sig);
+        outputShapers(config, sig);
       } finally {
         await session.release();
       }

@@ -2,6 +2,8 @@ import type { BackendInstance, BackendRequest, ExecuteTimings } from '../../src/
 import { Errors, TributaryError } from '../../src/errors.js';
 import { concatBatch, formatShape, sliceBatch, type Tensor } from '../../src/tensor/index.js';
 import { fromPlain, toPlain, type PlainTensor } from './ort-tensor.js';
+import { toConfigShape, type OutputShapers } from './output-shapes.js';
+import { batchInputFeed, raggedFeed, scatterBatchOutputs, type RaggedPlan } from './ragged-batch.js';
 import type { SessionRunner } from './session-runner.js';
 
 /** What an instance needs from the config, resolved once at load. */
@@ -13,6 +15,10 @@ export interface InstancePlan {
   readonly batched: boolean;
   /** Fed on every run as they are (parameter `constant_input.<name>`), never batched. */
   readonly constants?: readonly PlainTensor[];
+  /** Ragged inputs, batch inputs and batch outputs (ragged-batch.ts), when the config has any. */
+  readonly ragged?: RaggedPlan;
+  /** Outputs whose config shape differs from the model's (output-shapes.ts). */
+  readonly shapers?: OutputShapers;
 }
 
 const now = () => process.hrtime.bigint();
@@ -68,7 +74,11 @@ function gatherFeeds(plan: InstancePlan, group: readonly BackendRequest[]): Plai
     if (present.length !== parts.length) {
       throw Errors.backendFailed(plan.model, `input '${name}' is present in only ${present.length} of the ${parts.length} batched requests`);
     }
-    feeds.push(toPlain(present.length === 1 ? present[0]! : concatBatch(present, name)));
+    if (plan.ragged?.ragged.has(name)) feeds.push(toPlain(raggedFeed(name, present)));
+    else feeds.push(toPlain(present.length === 1 ? present[0]! : concatBatch(present, name)));
+  }
+  for (const b of plan.ragged?.batchInputs ?? []) {
+    for (const target of b.target_name) feeds.push(toPlain(batchInputFeed(plan.model, b, target, group)));
   }
   // A fresh copy per run: a worker runner may transfer (detach) the buffers of an owned batch.
   for (const c of plan.constants ?? []) feeds.push({ ...c, data: c.data.slice() as PlainTensor['data'] });
@@ -95,16 +105,23 @@ async function runGroup(plan: InstancePlan, runner: SessionRunner, group: readon
   }
   const t2 = now();
   try {
-    const outputs = results.map(fromPlain);
+    let outputs = results.map(fromPlain);
+    if (plan.shapers) outputs = outputs.map((o) => toConfigShape(plan.shapers!, plan.batched, o));
+    let scattered: Tensor[][] | undefined;
+    if (plan.ragged?.batchOutputs.size) {
+      scattered = scatterBatchOutputs(plan.model, plan.ragged, outputs, group);
+      outputs = outputs.filter((o) => !plan.ragged!.batchOutputs.has(o.name));
+    }
     if (group.length === 1) {
-      send(group[0]!, outputs);
+      send(group[0]!, scattered ? [...outputs, ...scattered[0]!] : outputs);
     } else {
       const rows = group.reduce((n, r) => n + r.batchSize, 0);
       const bad = outputs.find((o) => o.shape[0] !== rows);
       if (bad) throw Errors.backendFailed(plan.model, `output '${bad.name}' has shape ${formatShape(bad.shape)}, expected ${rows} rows for the batch`);
       let offset = 0;
-      for (const r of group) {
-        send(r, outputs.map((o) => sliceBatch(o, offset, r.batchSize)));
+      for (const [k, r] of group.entries()) {
+        const sliced = outputs.map((o) => sliceBatch(o, offset, r.batchSize));
+        send(r, scattered ? [...sliced, ...scattered[k]!] : sliced);
         offset += r.batchSize;
       }
     }

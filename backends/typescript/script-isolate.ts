@@ -125,9 +125,13 @@ export class ScriptIsolate {
     this.#context = this.#isolate.createContextSync();
   }
 
+  /** True until the instance makes this isolate its active one (tags its log lines). */
+  spare = false;
+
   /** Create, run the bundle and the script's initialize(). Load time only. */
-  static async create(spec: IsolateSpec, instanceIndex: number): Promise<ScriptIsolate> {
+  static async create(spec: IsolateSpec, instanceIndex: number, spare = false): Promise<ScriptIsolate> {
     const s = new ScriptIsolate(spec);
+    s.spare = spare;
     try {
       s.#installHost();
       const script = await s.#isolate.compileScript(spec.bundle.code, { filename: spec.bundle.filename });
@@ -339,7 +343,9 @@ export class ScriptIsolate {
       c?.cancel();
     }, { ignored: true });
     cb('log', (level: number, msg: string) => {
-      const line = `model '${model}': ${msg}`;
+      // A spare runs initialize() too, at load, so its lines are tagged: otherwise every line of a
+      // script's initialize() appears twice (isolate_spares defaults to 1) with no word why.
+      const line = `model '${model}'${this.spare ? ' (spare isolate)' : ''}: ${msg}`;
       if (level === 1) log.warn(line); else if (level === 2) log.error(line); else if (level === 3) log.verbose(1, line); else log.info(line);
     });
     g.setSync('__trb_h_scratch', new ivm.ExternalCopy(this.#scratchBuffer).copyInto({ release: true }));

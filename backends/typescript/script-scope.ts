@@ -6,18 +6,30 @@
  * through src/paths, the one confinement check; names shown to users never carry the server's own
  * directories (uploads live in temporary directories whose paths reveal the host's layout).
  */
-import { realpathSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors } from '../../src/errors.js';
 import { confineAbsoluteSync, isInside } from '../../src/paths/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const PROJECT_ROOT = resolve(here, '..', '..');
-/** The project's node_modules: scripts in a repository outside the project still find its packages. */
-export const PROJECT_NODE_MODULES = join(PROJECT_ROOT, 'node_modules');
+/**
+ * The node_modules holding the server's packages: scripts in a repository outside the project still
+ * find them. Installed as a dependency, tributary's packages are hoisted next to it
+ * (<project>/node_modules), so this is the nearest node_modules that has esbuild, a dependency.
+ */
+export const PROJECT_NODE_MODULES = packagesDir(PROJECT_ROOT);
 export const RUNTIME_DIR = join(here, 'bls');
 export const BLS_TYPES = join(PROJECT_ROOT, 'types', 'bls.d.ts');
+
+function packagesDir(from: string): string {
+  for (let dir = from; dirname(dir) !== dir; dir = dirname(dir)) {
+    const nm = basename(dir) === 'node_modules' ? dir : join(dir, 'node_modules');
+    if (existsSync(join(nm, 'esbuild'))) return nm;
+  }
+  return join(from, 'node_modules');
+}
 
 export type Place = 'model' | 'packages' | 'runtime';
 
@@ -36,7 +48,8 @@ function realOr(p: string): string {
 /** The places a script of the model at `modelDir` may import from, and how paths around it are shown. */
 export function scriptScope(modelDir: string): ScriptScope {
   const model = resolve(modelDir);
-  const roots = [['model', model], ['packages', PROJECT_NODE_MODULES], ['runtime', RUNTIME_DIR]] as const;
+  // Most specific first: installed as a dependency, the runtime lies inside the packages directory.
+  const roots = [['model', model], ['runtime', RUNTIME_DIR], ['packages', PROJECT_NODE_MODULES]] as const;
   const shown: Array<[string, string]> = [];
   for (const [place, root] of roots) {
     const as = place === 'model' ? '.' : place === 'packages' ? 'node_modules' : 'tributary/bls';

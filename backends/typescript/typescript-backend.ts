@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
-import type { BackendFactory, BackendModel, LoadContext } from '../../src/backend/index.js';
+import { fileURLToPath } from 'node:url';
+import { settingIs, withBackendDefaults, type BackendFactory, type BackendModel, type LoadContext } from '../../src/backend/index.js';
 import type { ModelConfig } from '../../src/config/index.js';
 import { Errors, type TributaryError } from '../../src/errors.js';
 import { confinePath } from '../../src/paths/index.js';
@@ -40,31 +41,55 @@ export function createTypeScriptBackend(): BackendFactory {
   return typescriptBackend;
 }
 
+/**
+ * What a load checks before it starts an isolate: the sandbox parameters, the script's bundle
+ * (imports confined to the model directory) and its type check. `tributary validate` runs this
+ * same function, so the two refuse the same scripts with the same message.
+ */
+async function prepareScript(config: ModelConfig, ctx: LoadContext) {
+  const options = sandboxOptions(withBackendDefaults(config, ctx.settings));
+  const file = await findScript(config, ctx);
+  const rel = relative(ctx.modelDir, file);
+  // Bundle first: it refuses imports that leave the model directory with their own message,
+  // where the type checker would only report modules it cannot find.
+  const bundled = await bundleScript(file, ctx.modelDir);
+  if (!bundled.ok && bundled.refused) throw Errors.scriptImportRefused(config.name, rel, bundled.errors);
+  if (!bundled.ok) throw Errors.modelLoadFailed(config.name, `cannot bundle ${rel}:\n  ${bundled.errors.join('\n  ')}`);
+  if (file.endsWith('.ts') && options.typeCheck !== 'off') {
+    const problems = typeCheckScript(file, ctx.modelDir);
+    if (problems.length && options.typeCheck === 'error') {
+      throw Errors.modelLoadFailed(config.name, `${rel} has type errors (set parameter type_check to "warn" to load anyway):\n  ${problems.join('\n  ')}`);
+    }
+    for (const p of problems) ctx.log.warn(`model '${config.name}': ${p}`);
+  }
+  return { options, rel, bundle: bundled.bundle };
+}
+
 const typescriptBackend: BackendFactory = {
   name: 'typescript',
   defaultModelFilename: 'model.ts',
+  directory: fileURLToPath(new URL('.', import.meta.url)),
+  // The ranges sandboxOptions enforces on a model's own parameters.
+  settings: {
+    memory_limit_mb: settingIs.int(8),
+    timeout_ms: settingIs.int(1),
+    type_check: settingIs.oneOf('error', 'warn', 'off'),
+    isolate_spares: settingIs.int(0, 8),
+    response_timeout_ms: settingIs.int(1),
+    allow_webassembly: settingIs.oneOf('true', 'false'),
+  },
+
+  async check(config: ModelConfig, ctx: LoadContext): Promise<void> {
+    await prepareScript(config, ctx);
+  },
 
   async load(config: ModelConfig, ctx: LoadContext): Promise<BackendModel> {
-    const options = sandboxOptions(config);
-    const file = await findScript(config, ctx);
-    const rel = relative(ctx.modelDir, file);
-    // Bundle first: it refuses imports that leave the model directory with their own message,
-    // where the type checker would only report modules it cannot find.
-    const bundled = await bundleScript(file, ctx.modelDir);
-    if (!bundled.ok && bundled.refused) throw Errors.scriptImportRefused(config.name, rel, bundled.errors);
-    if (!bundled.ok) throw Errors.modelLoadFailed(config.name, `cannot bundle ${rel}:\n  ${bundled.errors.join('\n  ')}`);
-    if (file.endsWith('.ts') && options.typeCheck !== 'off') {
-      const problems = typeCheckScript(file, ctx.modelDir);
-      if (problems.length && options.typeCheck === 'error') {
-        throw Errors.modelLoadFailed(config.name, `${rel} has type errors (set parameter type_check to "warn" to load anyway):\n  ${problems.join('\n  ')}`);
-      }
-      for (const p of problems) ctx.log.warn(`model '${config.name}': ${p}`);
-    }
+    const { options, rel, bundle } = await prepareScript(config, ctx);
     const decoupled = config.model_transaction_policy?.decoupled === true;
     const spec: IsolateSpec = {
       model: config.name,
-      bundle: bundled.bundle,
-      mapStack: createStackMapper(bundled.bundle, ctx.modelDir),
+      bundle,
+      mapStack: createStackMapper(bundle, ctx.modelDir),
       options,
       init: {
         config: config as unknown as Record<string, unknown>,

@@ -34,13 +34,14 @@ export class TypescriptInstance implements BackendInstance {
   }
 
   #spawn(): Promise<ScriptIsolate> {
-    const p = ScriptIsolate.create(this.#spec, this.#index);
+    const p = ScriptIsolate.create(this.#spec, this.#index, true);
     p.catch((e: Error) => this.#spec.log.error(`model '${this.#spec.model}': could not prepare a spare isolate: ${e.message}`));
     return p;
   }
 
   #adopt(iso: ScriptIsolate): void {
     this.#active = iso;
+    iso.spare = false;
     iso.onBroken = () => {
       if (this.#active !== iso) return;
       this.#active = undefined;

@@ -20,3 +20,5 @@ export { spawnServer } from './server-process.js';
 export type { ServerProcess } from './server-process.js';
 export { writeRepository } from './write-repository.js';
 export { benchKnobs, formatLoad } from './report.js';
+export { runOpenLoop } from './open-loop.js';
+export type { OpenLoopResult } from './open-loop.js';

@@ -22,7 +22,7 @@ const workloads = (): Workload[] => [
     inputs: [{ name: 'IMAGE', datatype: 'BYTES', shape: [1, 1], bytes: [renderText(['ONNX inference', 'Tributary 2024'])] }] },
 ];
 
-interface StepStat { requests: number; inferences: number; executions: number; queueNs: number; computeNs: number }
+interface StepStat { requests: number; inferences: number; executions: number; queueNs: number; computeNs: number; successNs: number }
 
 async function stats(url: string, model: string): Promise<StepStat> {
   type Duration = { count: number; ns: number };
@@ -31,37 +31,45 @@ async function stats(url: string, model: string): Promise<StepStat> {
   const ns = (k: string) => s.inference_stats[k]?.ns ?? 0;
   return {
     requests: s.inference_stats.success?.count ?? 0, inferences: s.inference_count, executions: s.execution_count,
-    queueNs: ns('queue'), computeNs: ns('compute_input') + ns('compute_infer') + ns('compute_output'),
+    queueNs: ns('queue'), computeNs: ns('compute_input') + ns('compute_infer') + ns('compute_output'), successNs: ns('success'),
   };
 }
 
 export interface PipelineReport {
   pipeline: string;
-  c1: { requests: number; p50Ms: number; p99Ms: number };
+  c1: { requests: number; p50Ms: number; p99Ms: number; serverMsPerRequest: number };
   c8: { requestsPerSecond: number; p50Ms: number };
   steps: { model: string; requests: number; items: number; executions: number; queueMsPerRequest: number; computeMsPerRequest: number }[];
 }
 
-export async function runPipelinesBench(seconds = 2): Promise<PipelineReport[]> {
-  const server = await createServer({ modelRepository: 'pipelines' });
+/**
+ * `repository` lets a variant of the built-in configs run beside them in one process (compare
+ * figures only within one run); `only` picks pipelines by name.
+ */
+export async function runPipelinesBench(seconds = 2, repository = 'pipelines', only?: readonly string[]): Promise<PipelineReport[]> {
+  const server = await createServer({ modelRepository: repository });
   const http = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${http.port}`;
   const reports: PipelineReport[] = [];
   try {
-    for (const w of workloads()) {
+    for (const w of workloads().filter((x) => !only || only.includes(x.pipeline))) {
       const call = () => infer(url, w.pipeline, w.inputs);
       await closedLoop(0.3, 1, call); // warm-up: isolates, ORT arenas, JIT
-      const before = await Promise.all(w.steps.map((m) => stats(url, m)));
+      // The pipeline's own `success` duration is its server-side time per request, steps and
+      // batching delays included (an ensemble's statistics cover the whole request).
+      const models = [w.pipeline, ...w.steps];
+      const before = await Promise.all(models.map((m) => stats(url, m)));
       const c1 = await closedLoop(seconds, 1, call);
-      const after = await Promise.all(w.steps.map((m) => stats(url, m)));
+      const after = await Promise.all(models.map((m) => stats(url, m)));
+      const whole = (k: keyof StepStat) => after[0]![k] - before[0]![k];
       const c8 = await closedLoop(seconds, 8, call);
       reports.push({
         pipeline: w.pipeline,
-        c1: { requests: c1.latenciesMs.length, p50Ms: c1.p50Us / 1000, p99Ms: c1.p99Us / 1000 },
+        c1: { requests: c1.latenciesMs.length, p50Ms: c1.p50Us / 1000, p99Ms: c1.p99Us / 1000, serverMsPerRequest: whole('successNs') / Math.max(whole('requests'), 1) / 1e6 },
         c8: { requestsPerSecond: c8.perSec, p50Ms: c8.p50Us / 1000 },
         // statistics are cumulative: the c=1 phase is the difference of two snapshots
         steps: w.steps.map((model, i) => {
-          const d = (k: keyof StepStat) => after[i]![k] - before[i]![k];
+          const d = (k: keyof StepStat) => after[i + 1]![k] - before[i + 1]![k];
           const perReq = (ns: number) => ns / Math.max(d('requests'), 1) / 1e6;
           return { model, requests: d('requests'), items: d('inferences'), executions: d('executions'),
             queueMsPerRequest: perReq(d('queueNs')), computeMsPerRequest: perReq(d('computeNs')) };
@@ -77,7 +85,7 @@ export async function runPipelinesBench(seconds = 2): Promise<PipelineReport[]> 
 
 export function formatReports(reports: PipelineReport[]): string {
   return reports.flatMap((r) => [
-    `${r.pipeline}: p50 ${r.c1.p50Ms.toFixed(2)} ms, p99 ${r.c1.p99Ms.toFixed(2)} ms at c=1 (${r.c1.requests} req); ` +
+    `${r.pipeline}: p50 ${r.c1.p50Ms.toFixed(2)} ms, p99 ${r.c1.p99Ms.toFixed(2)} ms at c=1 (${r.c1.requests} req), server-side mean ${r.c1.serverMsPerRequest.toFixed(3)} ms; ` +
       `${r.c8.requestsPerSecond.toFixed(0)} req/s at c=8 (p50 ${r.c8.p50Ms.toFixed(1)} ms)`,
     ...r.steps.map((s) => `  ${s.model}: ${s.requests} requests, ${s.items} items in ${s.executions} executions; ` +
       `per request: queue ${s.queueMsPerRequest.toFixed(3)} ms, compute ${s.computeMsPerRequest.toFixed(3)} ms`),

@@ -8,6 +8,7 @@ export { onnx, ONNX_ELEM_TYPE, elemTypeFromOnnx } from './onnx-types.js';
 export type { ElemType } from './onnx-types.js';
 export { seededRandom, seededFloats } from './seeded-random.js';
 export { MLP_SIZES, mlpWeights, buildMlp, mlpForward } from './mlp.js';
+export { buildRaggedSum } from './ragged-sum.js';
 export type { DenseLayer } from './mlp.js';
 export { writeModels, sourceStamp } from './write-models.js';
 export type { ModelSpec, WriteResult } from './write-models.js';

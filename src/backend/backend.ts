@@ -54,6 +54,8 @@ export interface LoadContext {
   /** In-process entry to the server, for BLS calls. */
   readonly host: ModelHost;
   readonly log: Logger;
+  /** This backend's --backend-config settings: defaults for the parameters a model does not set. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /** A model version loaded by a backend. */
@@ -71,9 +73,27 @@ export interface BackendFactory {
   /** File looked for in a version directory when the config names none. */
   readonly defaultModelFilename: string;
   /**
+   * The backend's own directory, and the names in it a config's `runtime` may give (Triton's
+   * runtime names the backend library, or a Python-based backend's model.py, inside the backend
+   * directory). A backend with a single implementation lists none: `runtime` must stay empty.
+   */
+  readonly directory?: string;
+  readonly runtimes?: readonly string[];
+  /**
+   * The model parameters --backend-config may give a default for, each with its value check
+   * (returns why a value is refused, or undefined).
+   */
+  readonly settings?: Readonly<Record<string, (value: string) => string | undefined>>;
+  /**
    * Auto-complete a partial config from the model file (strict config off). Returns the completed
    * config; throws a TributaryError naming both sides when config and model disagree.
    */
   autoComplete?(config: ModelConfig, ctx: LoadContext): Promise<ModelConfig>;
+  /**
+   * The load-time checks that need no running instance (a script's bundle and type check, a model
+   * file's inputs and outputs against the config), throwing what `load` would throw. `tributary
+   * validate` runs them so that it refuses exactly what a load refuses; `load` runs the same code.
+   */
+  check?(config: ModelConfig, ctx: LoadContext): Promise<void>;
   load(config: ModelConfig, ctx: LoadContext): Promise<BackendModel>;
 }

@@ -1,3 +1,5 @@
 export type { BackendRequest, ExecuteTimings, BackendInstance, LoadContext, BackendModel, BackendFactory } from './backend.js';
 export type { ModelHost } from './model-host.js';
 export { BackendRegistry } from './registry.js';
+export { checkRuntime } from './check-runtime.js';
+export { parseBackendConfig, settingIs, withBackendDefaults, type BackendSettings } from './backend-settings.js';

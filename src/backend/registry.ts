@@ -18,7 +18,7 @@ export class BackendRegistry {
   /** The backend for a config's `backend` or `platform` field. */
   resolve(model: string, backend: string, platform: string): BackendFactory {
     const f = (backend && this.#byName.get(backend)) || (platform && this.#byPlatform.get(platform));
-    if (!f) throw Errors.backendUnknown(model, backend || platform || '(none)');
+    if (!f) throw Errors.backendUnknown(model, backend || platform || '(none)', this.names());
     return f;
   }
 

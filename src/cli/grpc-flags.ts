@@ -1,8 +1,9 @@
 import { Errors } from '../errors.js';
-import { GRPC_DEFAULTS, serverCredentials, type GrpcServerOptions } from '../frontend/grpc/index.js';
+import { GRPC_DEFAULTS, serverCredentials, type GrpcKeepaliveOptions, type GrpcServerOptions } from '../frontend/grpc/index.js';
 import { HTTP_DEFAULTS } from '../frontend/http/index.js';
 import type { Logger } from '../logger.js';
-import { intFlag, tlsFlags } from './flags.js';
+import { boolFlag, intFlag, tlsFlags } from './flags.js';
+import { compileHeaderPattern } from '../protocol/index.js';
 
 type FlagValues = Record<string, unknown>;
 
@@ -25,10 +26,32 @@ export function grpcOptionsFromFlags(f: FlagValues, log: Logger): Omit<GrpcServe
     maxInputBytes,
     maxConnections: intFlag('grpc-max-connections', f['grpc-max-connections'], GRPC_DEFAULTS.maxConnections, 1),
     maxConcurrentStreams: intFlag('grpc-max-concurrent-streams', f['grpc-max-concurrent-streams'], GRPC_DEFAULTS.maxConcurrentStreams, 1, 2 ** 31 - 1),
+    keepalive: keepaliveFromFlags(f),
   };
+  if (f['grpc-header-forward-pattern'] !== undefined) {
+    options.headerForwardPattern = compileHeaderPattern('grpc-header-forward-pattern', String(f['grpc-header-forward-pattern']));
+  }
   const tls = tlsFlags(f, 'grpc', log, Errors.grpcTlsInvalid);
   if (!tls) return options;
   options.tls = tls;
   serverCredentials(options.tls); // a key that does not match its certificate fails here, not at the first client
   return options;
+}
+
+/** tritonserver's keepalive and connection-age flags, in milliseconds as it takes them; absent ones keep gRPC's defaults. */
+function keepaliveFromFlags(f: FlagValues): GrpcKeepaliveOptions {
+  const k: GrpcKeepaliveOptions = {};
+  const ms = (flag: string) => (f[flag] === undefined ? undefined : intFlag(flag, f[flag], 0, 0, MAX_MESSAGE));
+  const set = <K extends keyof GrpcKeepaliveOptions>(key: K, v: GrpcKeepaliveOptions[K] | undefined) => { if (v !== undefined) k[key] = v; };
+  set('timeMs', ms('grpc-keepalive-time'));
+  set('timeoutMs', ms('grpc-keepalive-timeout'));
+  set('maxConnectionAgeMs', ms('grpc-max-connection-age'));
+  set('maxConnectionAgeGraceMs', ms('grpc-max-connection-age-grace'));
+  set('maxPingsWithoutData', ms('grpc-http2-max-pings-without-data'));
+  set('minRecvPingIntervalWithoutDataMs', ms('grpc-http2-min-recv-ping-interval-without-data'));
+  set('maxPingStrikes', ms('grpc-http2-max-ping-strikes'));
+  if (f['grpc-keepalive-permit-without-calls'] !== undefined) {
+    k.permitWithoutCalls = boolFlag('grpc-keepalive-permit-without-calls', f['grpc-keepalive-permit-without-calls'], false);
+  }
+  return k;
 }

@@ -2,6 +2,7 @@ import { Errors } from '../errors.js';
 import { HTTP_DEFAULTS, httpsServerOptions, type HttpServerOptions } from '../frontend/http/index.js';
 import type { Logger } from '../logger.js';
 import { intFlag, tlsFlags } from './flags.js';
+import { compileHeaderPattern } from '../protocol/index.js';
 
 type FlagValues = Record<string, unknown>;
 
@@ -23,6 +24,9 @@ export function httpOptionsFromFlags(f: FlagValues, log: Logger): Omit<HttpServe
     requestTimeoutMs: secs('http-request-timeout-secs', HTTP_DEFAULTS.requestTimeoutMs),
     maxConnections: intFlag('http-max-connections', f['http-max-connections'], HTTP_DEFAULTS.maxConnections, 0),
   };
+  if (f['http-header-forward-pattern'] !== undefined) {
+    options.headerForwardPattern = compileHeaderPattern('http-header-forward-pattern', String(f['http-header-forward-pattern']));
+  }
   const tls = tlsFlags(f, 'http', log, Errors.httpTlsInvalid);
   if (!tls) return options;
   options.tls = tls;

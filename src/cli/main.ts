@@ -1,6 +1,8 @@
 import { Errors, toTributaryError } from '../errors.js';
 import { graph } from './graph.js';
 import { newModel } from './new-model.js';
+import { packageVersion } from './package-version.js';
+import { runModel } from './run-model.js';
 import { serve } from './serve.js';
 import { validate } from './validate.js';
 
@@ -11,10 +13,17 @@ Commands:
   validate    check a repository's configs, models and pipelines  tributary validate --help
   graph       print a pipeline's graph (Mermaid or DOT)           tributary graph --help
   new-model   scaffold a TypeScript model directory               tributary new-model --help
+  run-model   run one request through a model once, print outputs tributary run-model --help
+
+Options:
+  --help, -h  print this help
+  --version   print tributary's version
+
+tritonserver's habit works too: \`tributary --model-repository=<dir> ...\` means \`tributary serve ...\`.
 `;
 
 const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  serve, validate, graph, 'new-model': newModel,
+  serve, validate, graph, 'new-model': newModel, 'run-model': runModel,
 };
 
 /** Entry point; returns the exit code. Errors print one clear line, never a stack. */
@@ -24,6 +33,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Asked-for help goes to stdout; help shown because the command was missing is a usage error.
     (cmd ? process.stdout : process.stderr).write(HELP);
     return cmd ? 0 : 2;
+  }
+  // tritonserver has no --version (its version is in the server metadata); ours prints package.json's.
+  if (cmd === '--version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
   }
   // tritonserver habit: `tributary --model-repository=...` means serve.
   const run = COMMANDS[cmd] ?? (cmd.startsWith('--') ? () => serve(argv) : undefined);

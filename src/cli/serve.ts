@@ -7,130 +7,28 @@ import { createDataPlane } from '../dataplane/index.js';
 import { httpOptionsFromFlags } from './http-flags.js';
 import { exposureWarnings, parseRestrictions } from '../frontend/restrict/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
-import { startMetricsServer } from '../metrics/index.js';
+import { METRICS_INTERVAL_MS, startMetricsServer } from '../metrics/index.js';
 import { createServer } from '../server/index.js';
-import { boolFlag, intFlag, listFlag, parseFlags, portFlag, type FlagSpec } from './flags.js';
+import { parseCacheConfig } from '../cache/index.js';
+import { boolFlag, intFlag, listFlag, parseFlags, portFlag } from './flags.js';
+import { applyFlagPolicy } from './flag-policy.js';
+import { repositoryFlags } from './repository-flags.js';
+import { rateLimitFromFlags } from './rate-limit-flags.js';
+import { packageVersion } from './package-version.js';
+import { serveFlagSpec, serveHelp } from './serve-help.js';
+import { modelLine, startBanner, type Listener } from './start-banner.js';
 import { Errors } from '../errors.js';
-
-const SERVE_FLAGS: FlagSpec = {
-  'model-repository': { type: 'string', multiple: true },
-  'model-store': { type: 'string', multiple: true },
-  'model-control-mode': { type: 'string' },
-  'load-model': { type: 'string', multiple: true },
-  'repository-poll-secs': { type: 'string' },
-  'strict-model-config': { type: 'string' },
-  'strict-readiness': { type: 'string' },
-  'exit-on-error': { type: 'string' },
-  'allow-http': { type: 'string' },
-  'allow-grpc': { type: 'string' },
-  'allow-metrics': { type: 'string' },
-  'http-port': { type: 'string' },
-  'grpc-port': { type: 'string' },
-  'metrics-port': { type: 'string' },
-  'http-address': { type: 'string' },
-  'grpc-address': { type: 'string' },
-  'metrics-address': { type: 'string' },
-  'metrics-config': { type: 'string', multiple: true },
-  'http-max-input-size': { type: 'string' },
-  'http-header-timeout-secs': { type: 'string' },
-  'http-request-timeout-secs': { type: 'string' },
-  'http-max-connections': { type: 'string' },
-  'http-use-ssl': { type: 'string' },
-  'http-use-ssl-mutual': { type: 'string' },
-  'http-server-cert': { type: 'string' },
-  'http-server-key': { type: 'string' },
-  'http-root-cert': { type: 'string' },
-  'grpc-max-input-size': { type: 'string' },
-  'grpc-max-connections': { type: 'string' },
-  'grpc-max-concurrent-streams': { type: 'string' },
-  'grpc-use-ssl': { type: 'string' },
-  'grpc-use-ssl-mutual': { type: 'string' },
-  'grpc-server-cert': { type: 'string' },
-  'grpc-server-key': { type: 'string' },
-  'grpc-root-cert': { type: 'string' },
-  'allow-client-shm': { type: 'string' },
-  'http-restricted-api': { type: 'string', multiple: true },
-  'grpc-restricted-protocol': { type: 'string', multiple: true },
-  'log-verbose': { type: 'string' },
-  'log-info': { type: 'string' },
-  'log-warning': { type: 'string' },
-  'log-error': { type: 'string' },
-  'log-format': { type: 'string' },
-  'log-file': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-};
-
-const SERVE_HELP = `Usage: tributary serve --model-repository=<dir> [options]
-
-Serve a model repository over HTTP (KServe v2 + Triton extensions), gRPC and Prometheus metrics.
-Flags follow tritonserver's names; each takes --flag=value or --flag value.
-
-  --model-repository <dir>        repository directory (repeatable)
-  --model-control-mode <mode>     none (load all at start, default) | explicit | poll
-  --load-model <name>             with explicit mode: load this model at start (repeatable; '*' = all)
-  --repository-poll-secs <n>      with poll mode: rescan interval (default 15)
-  --strict-model-config <bool>    require complete configs; false (default) auto-completes from model files
-  --exit-on-error <bool>          exit if a model fails to load at start (default false)
-  --http-port <n>                 HTTP port (default 8000; 0 = any free port)
-  --grpc-port <n>                 gRPC port (default 8001)
-  --metrics-port <n>              Prometheus metrics port (default 8002)
-  --http-address, --grpc-address, --metrics-address <addr>   listen addresses (default 0.0.0.0)
-  --allow-http, --allow-grpc, --allow-metrics <bool>          turn a front end off (default true)
-  --metrics-config <k=v>          summary_latencies=true, summary_quantiles=0.5:0.05,..., histogram_latencies=true (repeatable)
-  --http-max-input-size <bytes>   largest HTTP request body, as sent and once decompressed (gzip/deflate are
-                                  inflated only up to it); more is 413 (default 67108864 = 64 MiB, as
-                                  tritonserver). Replaces --http-body-limit
-  --http-header-timeout-secs <n>  time a client has to send a request line and headers, counted from the
-                                  connection or from the request's first byte; then 408 and close (default
-                                  60; 0 = no limit). Also bounds the TLS handshake. An idle kept-alive
-                                  connection closes after 65 s
-  --http-request-timeout-secs <n> time a client has to send a whole request, headers and body; a trickled
-                                  body is cut off with 408 (default 300; 0 = no limit). Time spent
-                                  answering is not counted
-  --http-max-connections <n>      open HTTP connections at once; more are closed on arrival (default 1024;
-                                  0 = no limit)
-  --http-use-ssl <bool>           serve HTTPS with --http-server-cert and --http-server-key (default false)
-  --http-use-ssl-mutual <bool>    HTTPS that also requires a client certificate signed by --http-root-cert;
-                                  implies --http-use-ssl (default false)
-  --http-server-cert <file>       PEM server certificate (chain)
-  --http-server-key <file>        PEM server private key
-  --http-root-cert <file>         PEM CA certificate(s) that client certificates must chain to
-  --grpc-max-input-size <bytes>   largest gRPC request message, as sent and once decompressed; more is
-                                  RESOURCE_EXHAUSTED (default: --http-max-input-size's value, 64 MiB; at most
-                                  2147483647). tritonserver has no such flag (it fixes 2 GiB); this replaces
-                                  --grpc-max-message-bytes. Responses may reach 2147483647 bytes
-  --grpc-max-connections <n>      open gRPC connections at once; more are closed on arrival (default 1024)
-  --grpc-max-concurrent-streams <n>  calls in flight on one gRPC connection (default 128)
-  --grpc-use-ssl <bool>           serve gRPC over TLS with --grpc-server-cert and --grpc-server-key (default false)
-  --grpc-use-ssl-mutual <bool>    TLS that also requires a client certificate signed by --grpc-root-cert;
-                                  implies --grpc-use-ssl (default false)
-  --grpc-server-cert <file>       PEM server certificate (chain)
-  --grpc-server-key <file>        PEM server private key
-  --grpc-root-cert <file>         PEM CA certificate(s) that client certificates must chain to
-  --allow-client-shm <bool>       let clients register system shared memory regions (/dev/shm keys) and
-                                  place tensors in them (default false)
-  --http-restricted-api <categories>:<header>=<value>
-                                  HTTP requests of these categories must carry header <header> with <value>,
-                                  else 403 (repeatable, one group per category). Categories: health, metadata,
-                                  inference, shared-memory, model-config, model-repository, statistics, trace,
-                                  logging
-  --grpc-restricted-protocol <categories>:<key>=<value>
-                                  the same for gRPC: calls must carry metadata triton-grpc-protocol-<key>
-                                  with <value>, else UNAVAILABLE
-  --log-verbose <n>               verbose log level (default 0)
-  --log-info, --log-warning, --log-error <bool>
-  --log-format <default|ISO8601>
-  --log-file <path>               write the log to a file instead of stderr
-`;
+import { FLUSH_GRACE_MS, MAX_EXIT_TIMEOUT_SECS, drainServer, stopSignal } from './stop-on-signal.js';
 
 /** `tributary serve`: start the server and its front ends; resolves when it is stopped. */
 export async function serve(argv: readonly string[]): Promise<number> {
-  const { values: f } = parseFlags('serve', argv, SERVE_FLAGS);
+  const { values: f } = parseFlags('serve', argv, serveFlagSpec());
   if (f.help) {
-    process.stdout.write(SERVE_HELP);
+    process.stdout.write(serveHelp());
     return 0;
   }
-  const repos = [...listFlag(f['model-repository']), ...listFlag(f['model-store'])];
+  const repoFlags = repositoryFlags(f);
+  const repos = repoFlags.repositories;
   if (repos.length === 0) throw Errors.cliRepositoryRequired();
   const mode = String(f['model-control-mode'] ?? 'none');
   if (!['none', 'explicit', 'poll'].includes(mode)) throw Errors.cliFlagChoice('model-control-mode', 'none, explicit or poll', mode);
@@ -160,18 +58,28 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const metricsPort = portFlag('metrics-port', f['metrics-port'], 8002);
   const httpHost = String(f['http-address'] ?? '0.0.0.0');
   const grpcHost = String(f['grpc-address'] ?? '0.0.0.0');
-  const metricsHost = String(f['metrics-address'] ?? '0.0.0.0');
+  // As tritonserver: metrics bind where HTTP does unless told otherwise (a loopback HTTP keeps metrics private too).
+  const metricsHost = String(f['metrics-address'] ?? httpHost);
   const shmEnabled = boolFlag('allow-client-shm', f['allow-client-shm'], false);
   const httpRestrictions = parseRestrictions('http-restricted-api', listFlag(f['http-restricted-api']));
   const grpcRestrictions = parseRestrictions('grpc-restricted-protocol', listFlag(f['grpc-restricted-protocol']));
   const allowHttp = boolFlag('allow-http', f['allow-http'], true);
   const allowGrpc = boolFlag('allow-grpc', f['allow-grpc'], true);
   const allowMetrics = boolFlag('allow-metrics', f['allow-metrics'], true);
-  const exitOnError = boolFlag('exit-on-error', f['exit-on-error'], false);
+  // tritonserver's defaults: a model that fails at start stops the server; readiness waits for every model.
+  const exitOnError = boolFlag('exit-on-error', f['exit-on-error'], true);
+  const strictReadiness = boolFlag('strict-readiness', f['strict-readiness'], true);
   const pollSecs = intFlag('repository-poll-secs', f['repository-poll-secs'], 15);
-  const strict = boolFlag('strict-model-config', f['strict-model-config'], false);
-  boolFlag('strict-readiness', f['strict-readiness'], true); // accepted for tritonserver compatibility; readiness is always strict
+  const exitTimeoutSecs = intFlag('exit-timeout-secs', f['exit-timeout-secs'], 30, 0, MAX_EXIT_TIMEOUT_SECS);
+  const id = f.id === undefined ? 'triton' : String(f.id);
+  const cpuMetrics = boolFlag('allow-cpu-metrics', f['allow-cpu-metrics'], true);
+  const gpuMetrics = boolFlag('allow-gpu-metrics', f['allow-gpu-metrics'], true);
+  const metricsIntervalMs = positiveNumberFlag('metrics-interval-ms', f['metrics-interval-ms'], METRICS_INTERVAL_MS);
+  const responseCache = parseCacheConfig(listFlag(f['cache-config']), intFlag('response-cache-byte-size', f['response-cache-byte-size'], 0, 0));
   const log = createLogger('serve');
+  applyFlagPolicy(f, log);
+  if (allowMetrics && gpuMetrics && f['allow-gpu-metrics'] !== undefined) log.info('--allow-gpu-metrics=true: no GPU is used, so no GPU metric family is exported');
+  const rateLimit = rateLimitFromFlags(f, log);
   const grpcOptions = allowGrpc ? grpcOptionsFromFlags(f, log) : {};
   const httpOptions = allowHttp ? httpOptionsFromFlags(f, log) : {};
   const exposed = exposureWarnings(mode, [
@@ -185,16 +93,27 @@ export async function serve(argv: readonly string[]): Promise<number> {
     modelControlMode: mode as 'none' | 'explicit' | 'poll',
     loadModels: listFlag(f['load-model']),
     repositoryPollSecs: pollSecs,
-    strictModelConfig: strict,
+    strictModelConfig: repoFlags.strict,
+    ...(repoFlags.configName === undefined ? {} : { modelConfigName: repoFlags.configName }),
+    backendConfig: repoFlags.backendConfig,
+    modelNamespacing: repoFlags.namespacing,
+    modelLoadThreadCount: intFlag('model-load-thread-count', f['model-load-thread-count'], 4, 1),
+    modelLoadRetryCount: intFlag('model-load-retry-count', f['model-load-retry-count'], 0, 0),
+    strictReadiness,
+    logReadiness: true,
+    id,
     extensions: shmEnabled ? ['system_shared_memory'] : [],
+    ...(responseCache ? { responseCache } : {}),
+    ...rateLimit,
   });
-  const index = await server.repositoryIndex();
-  for (const m of index) log.info(`model '${m.name}'${m.version ? ` version ${m.version}` : ''}: ${m.state}${m.reason ? ` (${m.reason})` : ''}`);
+  const index = (await server.repositoryIndex()).map((m) => ({ ...m, loadMs: server.modelLoadMs(m.name, m.version) }));
   if (exitOnError && index.some((m) => m.state !== 'READY' && m.reason !== 'unloaded')) {
+    for (const m of index) log.info(modelLine(m));
     await server.close();
-    log.error('a model failed to load and --exit-on-error=true');
+    log.error('a model failed to load and --exit-on-error=true (tritonserver\'s default); --exit-on-error=false serves the models that loaded');
     return 1;
   }
+  const listeners: Listener[] = [];
   const sharedMemory = shmEnabled ? createSharedMemoryRegistry() : undefined;
   // One data plane for both front ends: one trace-settings store, one extension list.
   const dataPlane = createDataPlane(server, sharedMemory ? { sharedMemory } : {});
@@ -209,33 +128,41 @@ export async function serve(argv: readonly string[]): Promise<number> {
         ...httpOptions, port: httpPort, host: httpHost, restrictions: httpRestrictions,
         ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
       });
-      closers.push(h.close);
-      log.info(`HTTP (KServe v2) listening on ${httpHost}:${h.port}`);
+      closers.push(() => h.close(FLUSH_GRACE_MS));
+      listeners.push({ name: 'HTTP (KServe v2)', host: httpHost, port: h.port });
     }
     if (allowGrpc) {
       const g = await startGrpcServer(server, {
         ...grpcOptions, port: grpcPort, host: grpcHost, restrictions: grpcRestrictions,
         ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
       });
-      closers.push(g.close);
-      log.info(`gRPC (inference.GRPCInferenceService) listening on ${grpcHost}:${g.port}`);
+      closers.push(() => g.close(FLUSH_GRACE_MS));
+      listeners.push({ name: 'gRPC (inference.GRPCInferenceService)', host: grpcHost, port: g.port });
     }
     if (allowMetrics) {
-      const m = await startMetricsServer(server, { port: metricsPort, host: metricsHost, config: metricsConfig });
+      const m = await startMetricsServer(server, {
+        port: metricsPort, host: metricsHost, config: metricsConfig, cpu: cpuMetrics, intervalMs: metricsIntervalMs,
+      });
       closers.push(m.close);
-      log.info(`metrics listening on ${metricsHost}:${m.port}/metrics`);
+      listeners.push({ name: 'metrics', host: metricsHost, port: m.port, path: '/metrics' });
     }
   } catch (e) {
     // A front end that cannot start (port in use) must not leave the others holding the process.
     await shutdown();
     throw e;
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  log.info('stopping');
+  log.info(startBanner({ version: packageVersion(), id, listeners, models: index, strictReadiness, ready: server.isReady() }));
+  const signal = await stopSignal(log);
+  await drainServer(server, exitTimeoutSecs, signal, log);
   await shutdown();
+  log.info('stopped');
   return 0;
+}
+
+/** tritonserver parses --metrics-interval-ms as a number of ms; 0 or less would sample without pause. */
+function positiveNumberFlag(name: string, v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (String(v).trim() === '' || !Number.isFinite(n) || n <= 0) throw Errors.cliFlagExpects(name, 'a number of milliseconds > 0', String(v));
+  return n;
 }

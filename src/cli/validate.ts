@@ -1,34 +1,54 @@
-import { BackendRegistry } from '../backend/index.js';
+import { BackendRegistry, parseBackendConfig } from '../backend/index.js';
 import { formatProblems } from '../config/index.js';
+import { createLogger } from '../logger.js';
 import { validateRepository } from '../repository/index.js';
 import { defaultBackends } from '../server/index.js';
-import { boolFlag, parseFlags } from './flags.js';
+import { applyFlagPolicy } from './flag-policy.js';
+import { parseFlags } from './flags.js';
+import { REPOSITORY_FLAGS, repositoryFlags } from './repository-flags.js';
+import { describeFlag, serveFlagSpec } from './serve-help.js';
 
-const VALIDATE_HELP = `Usage: tributary validate <repository-dir>... [--strict-model-config=<bool>]
+const validateHelp = () => `Usage: tributary validate <repository-dir>... [options]
 
-Check every model of one or more repositories without serving them: configs parse and validate,
-model files agree with their configs, pipelines compile. Prints each problem as file:line:col and
-exits 1 if any is an error.
+Check every model of one or more repositories without serving them, as \`tributary serve\` would
+load them: configs parse and validate, model files agree with their configs (auto-complete
+included), scripts bundle and type-check, pipelines compile. Prints each problem as file:line:col
+and exits 1 if any is an error. Takes serve's repository flags, with the same meanings:
+
+${REPOSITORY_FLAGS.map((f) => `  --${f.name}${f.kind === 'none' ? '' : '=<value>'}\n${indented(describeFlag(f))}`).join('\n')}
 `;
 
+/** Word-wrapped to 100 columns under a 6-space indent. */
+function indented(text: string): string {
+  const lines = [''];
+  for (const word of text.split(' ')) {
+    if (lines[lines.length - 1]!.length + word.length + 1 > 94 && lines[lines.length - 1]) lines.push('');
+    lines[lines.length - 1] += (lines[lines.length - 1] ? ' ' : '') + word;
+  }
+  return lines.map((l) => `      ${l}`).join('\n');
+}
+
 export async function validate(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags('validate', argv, {
-    'strict-model-config': { type: 'string' },
-    'model-repository': { type: 'string', multiple: true },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseFlags('validate', argv, serveFlagSpec([...REPOSITORY_FLAGS, { group: '', name: 'help', kind: 'none', origin: 'tributary', status: 'implemented', help: '' }]));
   if (values.help) {
-    process.stdout.write(VALIDATE_HELP);
+    process.stdout.write(validateHelp());
     return 0;
   }
-  const dirs = [...positionals, ...((values['model-repository'] as string[] | undefined) ?? [])];
+  applyFlagPolicy(values, createLogger('validate'), REPOSITORY_FLAGS);
+  const flags = repositoryFlags(values);
+  const dirs = [...positionals, ...flags.repositories];
   if (dirs.length === 0) {
-    process.stderr.write(`tributary validate: give a repository directory\n\n${VALIDATE_HELP}`);
+    process.stderr.write(`tributary validate: give a repository directory\n\n${validateHelp()}`);
     return 2;
   }
   const registry = new BackendRegistry();
   for (const b of defaultBackends()) registry.register(b);
-  const report = await validateRepository(dirs, registry, { strict: boolFlag('strict-model-config', values['strict-model-config'], false) });
+  const report = await validateRepository(dirs, registry, {
+    strict: flags.strict,
+    ...(flags.configName ? { configName: flags.configName } : {}),
+    backendSettings: parseBackendConfig(flags.backendConfig, registry),
+    namespacing: flags.namespacing,
+  });
   const errors = report.problems.filter((p) => p.severity === 'error');
   const warnings = report.problems.filter((p) => p.severity === 'warning');
   if (report.problems.length) process.stdout.write(formatProblems(report.problems) + '\n');

@@ -4,6 +4,8 @@ export type { ConfigProblem, ParsedConfig } from './config-problem.js';
 export { formatProblems } from './config-problem.js';
 export { parseConfigText, configFromJsonObject } from './parse-config-text.js';
 export { normalizeConfig } from './normalize-config.js';
+export { withInstanceCounts } from './instance-counts.js';
 export { validateConfig } from './validate-config.js';
 export { positionOf } from './position-of.js';
 export { deepFreeze } from './deep-freeze.js';
+export { closest } from './closest.js';

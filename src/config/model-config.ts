@@ -61,7 +61,8 @@ type InstanceKind = 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
 export interface ModelInstanceGroup {
   name: string;
   kind: InstanceKind;
-  count: number;
+  /** Absent in a parsed config that sets none; a loaded model's config always has it (withInstanceCounts). */
+  count?: number;
   gpus?: number[];
   profile?: string[];
   passive?: boolean;

@@ -2,7 +2,8 @@
  * Fill Triton's defaults so every consumer sees every field (what `/v2/models/m/config` prints):
  * proto3 zero values for absent scalars, empty lists and maps, plus the server-side defaults of
  * Triton's NormalizeModelConfig / NormalizeInstanceGroup (version_policy latest 1, preferred batch
- * size = max_batch_size, sequence idle 1 s, pinned memory on, one CPU instance group, ...).
+ * size = max_batch_size, sequence idle 1 s, pinned memory on, one CPU instance group, ...); an
+ * instance count the config leaves out waits for the backend (withInstanceCounts).
  * Only absent values are filled, so an explicit bad value (count: 0) still reaches validation.
  * The input is never mutated.
  */
@@ -170,9 +171,14 @@ function ensembling(v: unknown): Rec {
 function instanceGroups(v: unknown, name: string, ensemble: boolean, autoKind: string): Rec[] {
   const groups = arr(v);
   if (ensemble) return groups.map((g) => rec(g));
-  if (groups.length === 0) groups.push({});
+  // Triton (core NormalizeInstanceGroup) names the group it adds after the model, and an unnamed
+  // group the config gives `<model>_<index>`.
+  if (groups.length === 0) groups.push({ name });
+  // `count` stays absent when the config gives none: Triton's default depends on the backend
+  // (SetDefaultInstanceCount), which may only be known once the model files are seen at load;
+  // withInstanceCounts() settles it then.
   return groups.map((g, i) => {
-    const out = defaults(g, { name: `${name}_${i}`, kind: autoKind, count: 1, gpus: [], profile: [], passive: false, host_policy: '' });
+    const out = defaults(g, { name: `${name}_${i}`, kind: autoKind, gpus: [], secondary_devices: [], profile: [], passive: false, host_policy: '' });
     if (!out.name) out.name = `${name}_${i}`;
     if (out.kind === 'KIND_AUTO') out.kind = autoKind;
     return out;

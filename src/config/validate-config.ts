@@ -54,7 +54,7 @@ function instanceGroups(r: ConfigReporter): void {
   c.instance_group.forEach((g, i) => {
     const at = `instance_group[${i}]`;
     const who = `${at} '${g.name}'`;
-    if (g.count < 1) r.error(`${at}.count`, `${who}: count must be >= 1, got ${g.count}`);
+    if (g.count !== undefined && g.count < 1) r.error(`${at}.count`, `${who}: count must be >= 1, got ${g.count}`);
     if ((g.kind === 'KIND_CPU' || g.kind === 'KIND_MODEL') && (g.gpus?.length ?? 0) > 0) {
       r.error(`${at}.gpus`, `${who}: has kind ${g.kind} but specifies gpus`);
     }

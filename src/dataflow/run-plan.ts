@@ -9,9 +9,9 @@ import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { ModelHost } from '../backend/index.js';
 import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import { Errors, stepFailure } from '../errors.js';
-import type { PipelinePlan, PlanStep } from '../pipeline/index.js';
+import type { BatchBridge, PipelinePlan, PlanStep, PlanTensor } from '../pipeline/index.js';
 import type { Clock } from '../scheduler/index.js';
-import { renameTensor, type Tensor } from '../tensor/index.js';
+import { renameTensor, shapeMatches, type Tensor } from '../tensor/index.js';
 import type { StepStats } from './step-stats.js';
 import { TensorScope } from './tensor-scope.js';
 
@@ -41,7 +41,7 @@ class PlanRun {
   readonly #out: Subscriber<Tensor[]>;
   readonly #root = new TensorScope();
   readonly #children = new Set<Subscription>();
-  readonly #wanted: readonly string[];
+  readonly #wanted: readonly PlanTensor[];
   readonly #wantedSet: ReadonlySet<string>;
   /** Running child calls, plus one held while starting so a synchronous host cannot end the run early. */
   #pending = 1;
@@ -52,11 +52,11 @@ class PlanRun {
     this.#plan = plan;
     this.#ctx = ctx;
     this.#out = out;
-    const all = plan.outputs.map((o) => o.name);
+    const all = plan.outputs;
     const asked = ctx.request.outputs;
-    this.#wanted = asked ? all.filter((n) => asked.some((r) => r.name === n)) : all;
+    this.#wanted = asked ? all.filter((o) => asked.some((r) => r.name === o.name)) : all;
     if (this.#wanted.length === 0) this.#wanted = all;
-    this.#wantedSet = new Set(this.#wanted);
+    this.#wantedSet = new Set(this.#wanted.map((o) => o.name));
   }
 
   start(): void {
@@ -99,13 +99,13 @@ class PlanRun {
   }
 
   #visitSink(scope: TensorScope, mustOwn: boolean): void {
-    if (!scope.emitted && (!mustOwn || this.#wanted.some((n) => scope.owns(n)))) {
+    if (!scope.emitted && (!mustOwn || this.#wanted.some((o) => scope.owns(o.name)))) {
       const outputs: Tensor[] = [];
       let complete = true;
-      for (const n of this.#wanted) {
-        const t = scope.lookup(n);
+      for (const o of this.#wanted) {
+        const t = scope.lookup(o.name);
         if (t === undefined) { complete = false; break; }
-        if (t !== null) outputs.push(t);
+        if (t !== null) outputs.push(o.bridge ? bridged(t, o.bridge, o.name) : t);
       }
       if (complete) {
         scope.emitted = true;
@@ -122,7 +122,7 @@ class PlanRun {
     const inputs: Tensor[] = [];
     for (const b of step.inputs) {
       const t = scope.lookup(b.tensor);
-      if (t) inputs.push(renameTensor(t, b.name));
+      if (t) inputs.push(b.bridge ? bridged(t, b.bridge, b.name) : renameTensor(t, b.name));
     }
     // No `signal` on the child: unsubscribing cancels it (the host contract), and a listener per
     // step on the parent's AbortSignal measurably costs (EventTarget bookkeeping, GC pressure).
@@ -195,7 +195,7 @@ class PlanRun {
   #release(): void {
     if (--this.#pending > 0 || this.#closed) return;
     if (this.#emitted === 0 && !this.#plan.decoupled) {
-      return this.#fail(Errors.pipelineOutputMissing(this.#ctx.pipeline, this.#wanted.filter((n) => this.#root.lookup(n) === undefined)));
+      return this.#fail(Errors.pipelineOutputMissing(this.#ctx.pipeline, this.#wanted.filter((o) => this.#root.lookup(o.name) === undefined).map((o) => o.name)));
     }
     this.#closed = true;
     this.#out.complete();
@@ -211,4 +211,15 @@ class PlanRun {
 function findOutput(outputs: readonly Tensor[], name: string): Tensor | undefined {
   for (const t of outputs) if (t.name === name) return t;
   return undefined;
+}
+
+/** Triton's batch-dim bridge (BatchBridge): a new shape over the same data, never a copy. */
+function bridged(t: Tensor, bridge: BatchBridge, name: string): Tensor {
+  const shape = t.shape;
+  if (bridge.mode === 'add') {
+    if (shapeMatches(bridge.dims, shape)) return { name, datatype: t.datatype, shape: [1, ...shape], data: t.data };
+  } else if (shape[0] === 1 && !shapeMatches(bridge.dims, shape)) {
+    return { name, datatype: t.datatype, shape: shape.slice(1), data: t.data };
+  }
+  return renameTensor(t, name);
 }

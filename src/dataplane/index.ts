@@ -3,4 +3,4 @@ export type { DataPlane, LoadParameters } from './data-plane.js';
 export type { LoadParameterValue } from './load-parameters.js';
 export type { SettingsPatch } from './setting-value.js';
 export { createTraceSettings, TRACE_DEFAULTS } from './trace-settings.js';
-export { parseBoundedJsonBytes } from './bounded-json.js';
+export { decodeBoundedJsonBytes, parseBoundedJsonBytes } from './bounded-json.js';

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Summary, type Registry } from 'prom-client';
 import type { ExecutionRecord, ModelListener, RequestRecord } from '../model/index.js';
 import type { MetricsConfig } from './metrics-config.js';
+import { createCacheRecorder } from './cache-metrics.js';
 
 const PHASES = [
   ['request', 'requestNs', 'Cumulative inference request duration in microseconds (includes cached requests)'],
@@ -35,19 +36,22 @@ export function createInferenceListener(registry: Registry, config: MetricsConfi
   const firstResponse = config.histogramLatencies
     ? new Histogram({ name: 'nv_inference_first_response_histogram_ms', help: 'Duration from request to first response in milliseconds', labelNames: labels, registers, buckets: config.histogramBucketsMs })
     : undefined;
+  const cache = createCacheRecorder(registry, config);
 
   return {
     onRequest(r: RequestRecord) {
       const l = { model: r.model, version: r.version };
       if (r.success) {
         success.inc(l);
-        count.inc(l, r.batchSize);
+        // Triton's nv_inference_count leaves out cached requests: a hit ran nothing.
+        if (!r.cache?.hit) count.inc(l, r.batchSize);
       } else {
         failure.inc({ ...l, reason: r.reason ?? 'OTHER' });
       }
       for (const [field, c] of counters) c.inc(l, r[field] / 1000);
       if (r.success) for (const [field, s] of summaries) s.observe(l, r[field] / 1000);
       if (firstResponse && r.firstResponseNs !== undefined) firstResponse.observe(l, r.firstResponseNs / 1e6);
+      if (r.cache) cache({ ...r, cache: r.cache });
     },
     onExecution(r: ExecutionRecord) {
       execCount.inc({ model: r.model, version: r.version });

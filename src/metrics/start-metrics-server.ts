@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import type { Server } from '../server/index.js';
 import { createInferenceListener } from './inference-metrics.js';
 import { parseMetricsConfig } from './metrics-config.js';
-import { registerSystemMetrics } from './system-metrics.js';
+import { registerSystemMetrics, type SystemMetricsOptions } from './system-metrics.js';
 
 interface Metrics {
   registry: Registry;
@@ -13,18 +13,21 @@ interface Metrics {
 }
 
 /** A fresh registry (never prom-client's global one) fed by `server`'s listener records. */
-function createMetrics(server: Server, config?: Record<string, string>): Metrics {
+function createMetrics(server: Server, config: Record<string, string> | undefined, system: SystemMetricsOptions): Metrics {
   const registry = new Registry();
-  registerSystemMetrics(registry);
-  const detach = server.addListener(createInferenceListener(registry, parseMetricsConfig(config)));
-  return { registry, detach };
+  const stopSampling = registerSystemMetrics(registry, system);
+  const unlisten = server.addListener(createInferenceListener(registry, parseMetricsConfig(config)));
+  return { registry, detach: () => { unlisten(); stopSampling(); } };
 }
 
 export async function startMetricsServer(
   server: Server,
-  options: { port: number; host?: string; config?: Record<string, string> },
+  options: { port: number; host?: string; config?: Record<string, string> } & SystemMetricsOptions,
 ): Promise<{ port: number; close(): Promise<void>; registry: Registry }> {
-  const metrics = createMetrics(server, options.config);
+  const metrics = createMetrics(server, options.config, {
+    ...(options.cpu === undefined ? {} : { cpu: options.cpu }),
+    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+  });
   const http = createHttpServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || (path !== '/metrics' && path !== '/metrics/')) {

@@ -5,7 +5,10 @@ import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
+import type { ResponseCache } from '../cache/index.js';
 import { classify } from './classification.js';
+import { outputShaper, type OutputShaper } from './output-shaper.js';
+import { ModelCache } from './model-cache.js';
 import type { FailureReason, ModelStatistics } from './statistics.js';
 import { StatsCollector } from './stats-collector.js';
 import { validateRequest, validateRequestedOutputs } from './validate-request.js';
@@ -23,6 +26,8 @@ export interface ModelOptions {
   stats: StatsCollector;
   /** Extra statistics a scheduler keeps (pipeline steps, sequences). */
   extraStats?: () => Partial<ModelStatistics>;
+  /** The server's response cache; used when the config has `response_cache { enable: true }`. */
+  cache?: ResponseCache;
 }
 
 /**
@@ -40,12 +45,14 @@ export class Model {
   readonly #inputs: ReadonlyMap<string, ModelInput>;
   readonly #outputs: ReadonlySet<string>;
   readonly #labels: ReadonlyMap<string, readonly string[]>;
+  readonly #shapeOutput: OutputShaper | undefined;
   readonly #clock: Clock;
   readonly #stats: StatsCollector;
   readonly #extraStats?: () => Partial<ModelStatistics>;
   readonly #defaultPriority: number;
   readonly #priorityLevels: number;
   readonly #timeoutIsDeadline: boolean;
+  readonly #cache?: ModelCache;
 
   constructor(o: ModelOptions) {
     this.config = o.config;
@@ -57,9 +64,12 @@ export class Model {
     this.#inputs = new Map(o.config.input.map((i) => [i.name, i]));
     this.#outputs = new Set(o.config.output.map((x) => x.name));
     this.#labels = o.labels ?? new Map();
+    this.#shapeOutput = outputShaper(o.config);
     this.#clock = o.clock;
     this.#stats = o.stats;
     if (o.extraStats) this.#extraStats = o.extraStats;
+    // Only a model that answers once per request can be answered from the cache (validate-config refuses the rest).
+    if (o.cache && o.config.response_cache?.enable && !this.decoupled) this.#cache = new ModelCache(o.cache, this.name, this.version, o.clock, o.stats);
     const db = o.config.dynamic_batching;
     this.#timeoutIsDeadline = !db && !o.config.sequence_batching;
     this.#priorityLevels = db?.priority_levels ?? 0;
@@ -69,10 +79,12 @@ export class Model {
         const now = this.#clock.now();
         for (const it of items) (it as ModelWorkItem).started(now);
       },
-      onBatchEnd: (items, timings) => {
+      onBatchEnd: (items, reported) => {
         let rows = 0;
         for (const it of items) rows += it.batchSize;
-        this.#stats.execution(rows, timings ?? undefined);
+        // A backend that times nothing itself (identity, a pipeline) is timed around its call.
+        const timings = reported ?? wallTimings(items as readonly ModelWorkItem[], this.#clock.now());
+        this.#stats.execution(rows, timings);
         for (const it of items) (it as ModelWorkItem).batchEnded(timings);
       },
       onQueueDepth: (d) => this.#stats.pending(d),
@@ -99,7 +111,9 @@ export class Model {
         }
         let priority = request.priority ?? 0;
         if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
-        item = new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start);
+        const make = () => new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start);
+        if (this.#cache) return this.#cache.serve(subscriber, request, v.inputs, v.batchSize, start, make, (it) => this.#scheduler.enqueue(it));
+        item = make();
       } catch (e) {
         const err = toTributaryError(e);
         this.#stats.failure(reasonOf(err), (this.#clock.now() - start) * 1e6, 1);
@@ -109,6 +123,16 @@ export class Model {
       this.#scheduler.enqueue(item);
       return () => item.cancel();
     });
+  }
+
+  /** @internal a miss's final response goes into the cache before it is sent. */
+  cacheInsert(item: ModelWorkItem, response: InferenceResponse): void {
+    if (this.#cache && item.cacheKey !== undefined) item.cacheNs += this.#cache.insert(item.cacheKey, response);
+  }
+
+  /** Labels per output name, for the classification extension (a pipeline inherits its steps'). */
+  get labels(): ReadonlyMap<string, readonly string[]> {
+    return this.#labels;
   }
 
   statistics(): ModelStatistics {
@@ -127,8 +151,9 @@ export class Model {
     await this.#backendModel?.finalize?.();
   }
 
-  /** Turn backend outputs into a response: requested outputs only, classification applied. */
-  buildResponse(request: InferenceRequest, outputs: readonly Tensor[], parameters: Parameters | undefined, final: boolean): InferenceResponse {
+  /** Turn backend outputs into a response: config shapes, requested outputs only, classification applied. */
+  buildResponse(request: InferenceRequest, backendOutputs: readonly Tensor[], parameters: Parameters | undefined, final: boolean): InferenceResponse {
+    const outputs = this.#shapeOutput ? backendOutputs.map(this.#shapeOutput) : backendOutputs;
     let out: Tensor[] = outputs as Tensor[];
     if (request.outputs) {
       out = [];
@@ -156,6 +181,7 @@ export class Model {
         queueNs: ((item.startedAt ?? end) - item.enqueuedAt) * 1e6,
         computeInputNs: t?.computeInputNs ?? 0, computeInferNs: t?.computeInferNs ?? 0, computeOutputNs: t?.computeOutputNs ?? 0,
         ...(item.firstResponseAt === undefined ? {} : { firstResponseNs: (item.firstResponseAt - item.enqueuedAt) * 1e6 }),
+        ...(item.cacheKey === undefined ? {} : { cache: { hit: false, ns: item.cacheNs } }),
       });
     } else {
       this.#stats.failure(reason ?? 'OTHER', (end - item.enqueuedAt) * 1e6, item.batchSize);
@@ -165,6 +191,12 @@ export class Model {
   get clock(): Clock {
     return this.#clock;
   }
+}
+
+/** The whole execution as compute_infer: from the batch's start to now (clock ms -> ns). */
+function wallTimings(items: readonly ModelWorkItem[], now: number): ExecuteTimings {
+  const start = items[0]?.startedAt ?? now;
+  return { computeInputNs: 0, computeInferNs: Math.max(0, now - start) * 1e6, computeOutputNs: 0 };
 }
 
 function reasonOf(err: TributaryError): FailureReason {
@@ -190,6 +222,9 @@ class ModelWorkItem implements WorkItem {
   startedAt?: number;
   firstResponseAt?: number;
   timings?: ExecuteTimings;
+  /** Set on a cache miss: where the response goes, and the key, lookup and insertion time so far. */
+  cacheKey?: string;
+  cacheNs = 0;
   #batchEnded = false;
   /** A success finished before its batch ended: recorded at batchEnded, once timings are known. */
   #recordAtBatchEnd = false;
@@ -240,6 +275,7 @@ class ModelWorkItem implements WorkItem {
         this.fail(e);
         return;
       }
+      if (final && this.cacheKey !== undefined) this.#model.cacheInsert(this, resp);
       this.#subscriber.next(resp);
     } else if (final) {
       // An empty final response marks the end of a decoupled stream.

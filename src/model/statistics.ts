@@ -68,6 +68,11 @@ export interface RequestRecord {
   computeOutputNs: number;
   /** Time to the first response (decoupled models and all others). */
   firstResponseNs?: number;
+  /**
+   * A model with the response cache on: a hit (answered from the cache, ns = key and lookup) or a
+   * successful miss (ns = key, lookup and insertion), as Triton's cache_hit / cache_miss.
+   */
+  cache?: { hit: boolean; ns: number };
 }
 
 export interface ExecutionRecord {

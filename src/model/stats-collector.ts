@@ -28,7 +28,13 @@ export class StatsCollector {
     const rec: RequestRecord = { model: this.#name, version: this.#version, ...r };
     const s = this.#infer;
     this.#lastInference = Date.now();
-    if (rec.success) {
+    if (rec.cache?.hit) {
+      // Triton's UpdateSuccessCacheHit: a success with its queue time, no compute and no inference count.
+      add(s.success, rec.requestNs);
+      add(s.queue, rec.queueNs);
+      add(s.cache_hit, rec.cache.ns);
+    } else if (rec.success) {
+      if (rec.cache) add(s.cache_miss, rec.cache.ns);
       add(s.success, rec.requestNs);
       add(s.queue, rec.queueNs);
       add(s.compute_input, rec.computeInputNs);
@@ -52,11 +58,10 @@ export class StatsCollector {
       b = { batch_size: batchSize, compute_input: emptyDuration(), compute_infer: emptyDuration(), compute_output: emptyDuration() };
       this.#batches.set(batchSize, b);
     }
-    if (t) {
-      add(b.compute_input, t.computeInputNs);
-      add(b.compute_infer, t.computeInferNs);
-      add(b.compute_output, t.computeOutputNs);
-    }
+    // Every execution counts in its batch size's entry, as Triton's UpdateInferBatchStats does.
+    add(b.compute_input, t?.computeInputNs ?? 0);
+    add(b.compute_infer, t?.computeInferNs ?? 0);
+    add(b.compute_output, t?.computeOutputNs ?? 0);
     for (const l of this.#listeners()) l.onExecution?.({ model: this.#name, version: this.#version, batchSize });
   }
 

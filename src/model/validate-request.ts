@@ -1,7 +1,7 @@
 import type { InferenceRequest } from '../inference/index.js';
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors } from '../errors.js';
-import { fromConfigType, formatShape, reshapeTensor, shapeMatches, type Tensor } from '../tensor/index.js';
+import { fromConfigType, formatShape, reshapeTensor, resolveReshape, shapeMatches, type Tensor } from '../tensor/index.js';
 
 /** What validation hands to the scheduler: inputs as the backend sees them, rows, batch signature. */
 export interface ValidatedRequest {
@@ -46,19 +46,37 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
     }
     let tensor = t;
     if (spec.reshape && !shapeMatches(spec.reshape.shape, shape)) {
-      tensor = reshapeTensor(t, batching ? [t.shape[0]!, ...spec.reshape.shape] : spec.reshape.shape);
+      // A -1 in the reshape takes its size from the request (resolveReshape: Triton's rule).
+      const to = resolveReshape(spec.dims, shape, spec.reshape.shape) ?? spec.reshape.shape;
+      tensor = reshapeTensor(t, batching ? [t.shape[0]!, ...to] : to);
     }
     inputs.push(tensor);
-    key += `${t.name}:${t.datatype}:${shape.join('x')};`;
+    // A ragged input's shape may differ between requests of one batch (Triton leaves it out of the
+    // equal-shape check); the backend concatenates its elements.
+    key += batching && spec.allow_ragged_batch ? `${t.name}:${t.datatype}:ragged;` : `${t.name}:${t.datatype}:${shape.join('x')};`;
   }
   for (const spec of config.input) {
-    if (!seen.has(spec.name) && !spec.optional) throw Errors.inputMissing(model, spec.name);
+    if (!seen.has(spec.name) && !spec.optional) throw missingInputs(config, seen);
   }
+  // Triton's sequence batcher gives each sequence one slot: one row per request.
+  if (config.sequence_batching && batchSize > 1) throw Errors.sequenceBatchSize(model, batchSize);
   return { inputs, batchSize: batchSize === -1 ? 1 : batchSize, batchKey: key };
+}
+
+/** Triton's refusal: every required input left out, and the inputs the request did give. */
+function missingInputs(config: ModelConfig, given: ReadonlySet<string>) {
+  const required = config.input.filter((spec) => !spec.optional);
+  const missing = required.filter((spec) => !given.has(spec.name)).map((spec) => spec.name);
+  return Errors.inputMissing(config.name, missing, [...given], required.length, config.input.length);
 }
 
 /** Check requested output names against the config (before any work is queued). */
 export function validateRequestedOutputs(config: ModelConfig, outputNames: ReadonlySet<string>, request: InferenceRequest): void {
   if (!request.outputs) return;
-  for (const o of request.outputs) if (!outputNames.has(o.name)) throw Errors.outputUnknown(config.name, o.name);
+  const seen = new Set<string>();
+  for (const o of request.outputs) {
+    if (!outputNames.has(o.name)) throw Errors.outputUnknown(config.name, o.name);
+    if (seen.has(o.name)) throw Errors.outputDuplicate(config.name, o.name);
+    seen.add(o.name);
+  }
 }

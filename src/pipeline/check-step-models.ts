@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../config/index.js';
-import { isEnsemble } from '../config/index.js';
+import { closest, isEnsemble } from '../config/index.js';
 import type { PipelineContext, Resolve, StepInfo } from './pipeline-context.js';
 import { q, where } from './pipeline-context.js';
 
@@ -7,10 +7,11 @@ const list = (names: readonly string[]) => names.map(q).join(', ') || '(none)';
 
 /**
  * Checks each step against its own model: the model exists (and is not the pipeline itself),
- * mapped names exist on it, its required inputs are mapped, batching agrees with the pipeline.
- * Returns the steps whose batching disagrees, so the dims check does not report them twice.
+ * mapped names exist on it, its required inputs are mapped, its max_batch_size (unless 0) is at
+ * least the pipeline's. Returns the steps whose batching disagrees, so the dims check does not
+ * report them twice.
  */
-export function checkStepModels(ctx: PipelineContext, resolve: Resolve): Set<number> {
+export function checkStepModels(ctx: PipelineContext, resolve: Resolve, known: readonly string[] = []): Set<number> {
   const { sink, config } = ctx;
   const badBatch = new Set<number>();
   if (ctx.steps.length === 0) {
@@ -24,17 +25,18 @@ export function checkStepModels(ctx: PipelineContext, resolve: Resolve): Set<num
     const m = s.config;
     if (!m) {
       const v = s.version === -1 ? '' : ` version ${s.version}`;
-      sink.error(`${s.path}.model_name`, `${where(ctx, s)}: unknown model ${q(s.model)}${v}; it is not in the model repository (or not loaded)`);
+      const near = closest(s.model, known.filter((n) => n !== ctx.name));
+      sink.error(`${s.path}.model_name`, `${where(ctx, s)}: unknown model ${q(s.model)}${v}; it is not in the model repository (or not loaded)${near ? `; did you mean ${q(near)}?` : ''}`);
       continue;
     }
     const via = callsPipeline(m, ctx.name, resolve, new Set());
     if (via) sink.error(`${s.path}.model_name`, `${where(ctx, s)}: model ${q(s.model)} calls pipeline ${q(ctx.name)} again (through ${via}); pipelines cannot recurse`);
     checkNames(ctx, s, m);
-    if (config.max_batch_size > 0 && m.max_batch_size < config.max_batch_size) {
+    // Triton (ensemble_utils.cc) lets a batching pipeline hold a non-batching step: the dims
+    // check compares shapes with and without the batch dim, and the run adds or strips it.
+    if (m.max_batch_size !== 0 && m.max_batch_size < config.max_batch_size) {
       badBatch.add(s.index);
-      sink.error(`${s.path}.model_name`, m.max_batch_size === 0
-        ? `${where(ctx, s)}: model ${q(s.model)} does not support batching (max_batch_size 0) but the pipeline's max_batch_size is ${config.max_batch_size}; set the pipeline's max_batch_size to 0`
-        : `${where(ctx, s)}: the pipeline's max_batch_size ${config.max_batch_size} must be <= model ${q(s.model)}'s max_batch_size ${m.max_batch_size}`);
+      sink.error(`${s.path}.model_name`, `${where(ctx, s)}: pipeline ${q(ctx.name)} allows maximum batch size ${config.max_batch_size}, but it contains model ${q(s.model)} which only allows maximum batch size to be ${m.max_batch_size}; lower the pipeline's max_batch_size or raise the model's`);
     }
     if (m.model_transaction_policy?.decoupled && !config.model_transaction_policy?.decoupled) {
       sink.warn(`${s.path}.model_name`, `${where(ctx, s)}: model ${q(s.model)} is decoupled but the pipeline is not; a request fails if this step sends more than one response (set model_transaction_policy { decoupled: true } on the pipeline to stream them)`);

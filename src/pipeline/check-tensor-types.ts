@@ -3,34 +3,47 @@ import { dimsCompatible, formatShape, fromConfigType } from '../tensor/index.js'
 import type { Consumer, PipelineContext, Producer } from './pipeline-context.js';
 import { describeProducer, q, where } from './pipeline-context.js';
 
-interface TensorType { datatype: string; dims: readonly number[] }
+interface TensorType {
+  datatype: string;
+  /** The config's dims, without any batch dim. */
+  dims: readonly number[];
+  /** Dims as a request sees them: a batching model has an implicit leading batch dim (-1). */
+  full: readonly number[];
+}
 
-/** Full dims as a request sees them: a batching model has an implicit leading batch dim (-1). */
-function typeOf(model: ModelConfig, t: { data_type: string; dims: number[] } | undefined): TensorType | undefined {
+type ConfigTensor = { data_type: string; dims: number[]; reshape?: { shape: number[] } };
+
+function typeOf(model: ModelConfig, t: ConfigTensor | undefined, useReshape = false): TensorType | undefined {
   if (!t) return undefined;
+  // Triton compares a pipeline's own inputs and outputs by their reshape when they have one.
+  const dims = useReshape && t.reshape ? t.reshape.shape : t.dims;
   return {
     datatype: fromConfigType(t.data_type) ?? t.data_type,
-    dims: model.max_batch_size > 0 ? [-1, ...t.dims] : t.dims,
+    dims,
+    full: model.max_batch_size > 0 ? [-1, ...dims] : dims,
   };
 }
 
 function producerType(ctx: PipelineContext, p: Producer): TensorType | undefined {
-  if (p.kind === 'input') return typeOf(ctx.config, ctx.config.input[p.index]);
+  if (p.kind === 'input') return typeOf(ctx.config, ctx.config.input[p.index], true);
   const m = ctx.steps[p.step]!.config;
   return m && typeOf(m, m.output.find((o) => o.name === p.key));
 }
 
 function consumerType(ctx: PipelineContext, c: Consumer): TensorType | undefined {
-  if (c.kind === 'output') return typeOf(ctx.config, ctx.config.output[c.index]);
+  if (c.kind === 'output') return typeOf(ctx.config, ctx.config.output[c.index], true);
   const m = ctx.steps[c.step]!.config;
   return m && typeOf(m, m.input.find((i) => i.name === c.key));
 }
 
-const show = (t: TensorType) => `${t.datatype} ${formatShape(t.dims)}`;
+const show = (t: TensorType) => `${t.datatype} ${formatShape(t.full)}`;
 
 /**
  * Producer and consumer of each tensor must agree on datatype and dims (-1 matches any size).
- * Skipped where a name or model is already reported missing, or batching already disagrees.
+ * As in Triton's ValidateTensorConsistency, dims agree when they match either without or with
+ * the batch dim: a batching [4] meets a non-batching [-1,4] (or [4]), and the run adds or strips
+ * a batch dim of 1 between them (run-plan.ts). Skipped where a name or model is already reported
+ * missing, or batching already disagrees.
  */
 export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<number>): void {
   for (const [tensor, consumers] of ctx.consumers) {
@@ -44,14 +57,15 @@ export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<nu
       if (c.kind === 'step' && skipSteps.has(c.step)) continue;
       const want = consumerType(ctx, c);
       if (!want) continue;
-      const what = want.datatype !== made.datatype ? 'datatypes' : dimsCompatible(want.dims, made.dims) ? undefined : 'dims';
+      const what = want.datatype !== made.datatype ? 'inconsistent data type'
+        : dimsCompatible(want.dims, made.dims) || dimsCompatible(want.full, made.full) ? undefined : 'inconsistent shape';
       if (!what) continue;
       const from = describeProducer(ctx, p);
       if (c.kind === 'output') {
-        ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what} differ)`);
+        ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what})`);
       } else {
         const s = ctx.steps[c.step]!;
-        ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what} differ)`);
+        ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what})`);
       }
     }
   }

@@ -21,9 +21,10 @@ interface CompileResult {
 
 /**
  * Compile an ensemble config into a frozen plan, reporting every problem at once. Pure: step
- * models come from `resolve` (version -1 = latest), locations from `locate`.
+ * models come from `resolve` (version -1 = latest), locations from `locate`; `known` (the model
+ * names of the repository) turns an unknown step model into a "did you mean".
  */
-export function compilePipeline(config: ModelConfig, resolve: Resolve, locate?: Locate): CompileResult {
+export function compilePipeline(config: ModelConfig, resolve: Resolve, locate?: Locate, known: readonly string[] = []): CompileResult {
   const sink = createProblemSink(locate);
   if (!isEnsemble(config)) {
     sink.error('platform', `model ${q(config.name)} is not a pipeline (platform "ensemble" with ensemble_scheduling)`);
@@ -32,7 +33,7 @@ export function compilePipeline(config: ModelConfig, resolve: Resolve, locate?: 
   const ctx = createPipelineContext(config, resolve, sink);
   const g = buildPipelineGraph(ctx);
 
-  const badBatch = checkStepModels(ctx, resolve);
+  const badBatch = checkStepModels(ctx, resolve, known);
   checkTensorFlow(ctx, g);
   checkTensorTypes(ctx, badBatch);
   for (const cycle of findStepCycles(g)) {

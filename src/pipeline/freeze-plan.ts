@@ -2,10 +2,22 @@ import { topologicalSort } from 'graphology-dag';
 import type { ModelInput, ModelOutput } from '../config/index.js';
 import type { PipelineGraph } from './build-pipeline-graph.js';
 import type { PipelineContext } from './pipeline-context.js';
-import type { PipelinePlan, PlanStep, PlanTensor } from './pipeline-plan.js';
+import type { BatchBridge, PipelinePlan, PlanStep, PlanTensor } from './pipeline-plan.js';
 
-function planTensor(t: ModelInput | ModelOutput): PlanTensor {
-  return Object.freeze({ name: t.name });
+function planTensor(t: ModelInput | ModelOutput, bridge?: BatchBridge): PlanTensor {
+  return Object.freeze(bridge ? { name: t.name, bridge } : { name: t.name });
+}
+
+/** Whether the (single) producer of `tensor` batches: the pipeline for its inputs, else the step model. */
+function producerBatches(ctx: PipelineContext, tensor: string): boolean {
+  const p = ctx.producers.get(tensor)?.[0];
+  const m = !p || p.kind === 'input' ? ctx.config : ctx.steps[p.step]!.config;
+  return (m?.max_batch_size ?? 0) > 0;
+}
+
+function bridgeFor(receiverBatches: boolean, producerBatching: boolean, dims: readonly number[]): BatchBridge | undefined {
+  if (receiverBatches === producerBatching) return undefined;
+  return Object.freeze({ mode: receiverBatches ? 'add' : 'strip', dims: Object.freeze([...dims]) });
 }
 
 /** Everything the request path needs, resolved once and frozen. Call only on an error-free graph. */
@@ -29,19 +41,24 @@ export function freezePlan(ctx: PipelineContext, g: PipelineGraph): PipelinePlan
       name: s.name,
       model: s.model,
       version: s.version === -1 ? '' : String(s.version),
-      inputs: Object.freeze(s.inputMap.map(([name, tensor]) => Object.freeze({ name, tensor }))),
+      inputs: Object.freeze(s.inputMap.map(([name, tensor]) => {
+        const spec = s.config?.input.find((i) => i.name === name);
+        const bridge = spec && bridgeFor((s.config?.max_batch_size ?? 0) > 0, producerBatches(ctx, tensor), spec.dims);
+        return Object.freeze(bridge ? { name, tensor, bridge } : { name, tensor });
+      })),
       outputs: Object.freeze(s.outputMap.map(([name, tensor]) => Object.freeze({ name, tensor }))),
       requestedOutputs: Object.freeze(s.outputMap.map(([name]) => Object.freeze({ name }))),
       decoupled: Boolean(s.config?.model_transaction_policy?.decoupled),
     });
   });
 
+  const pipelineBatches = ctx.config.max_batch_size > 0;
   return Object.freeze({
     name: ctx.name,
     decoupled: Boolean(ctx.config.model_transaction_policy?.decoupled),
     maxInflightRequests: Math.max(0, ctx.config.ensemble_scheduling?.max_inflight_requests ?? 0),
-    inputs: Object.freeze(ctx.config.input.map(planTensor)),
-    outputs: Object.freeze(ctx.config.output.map(planTensor)),
+    inputs: Object.freeze(ctx.config.input.map((i) => planTensor(i))),
+    outputs: Object.freeze(ctx.config.output.map((o) => planTensor(o, bridgeFor(pipelineBatches, producerBatches(ctx, o.name), o.reshape?.shape ?? o.dims)))),
     steps: Object.freeze(steps),
     consumers: new Map([...consumers].map(([k, v]) => [k, Object.freeze(v)])) as ReadonlyMap<string, readonly number[]>,
   });

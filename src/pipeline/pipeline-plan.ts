@@ -4,12 +4,26 @@
  */
 import type { RequestedOutput } from '../inference/index.js';
 
+/**
+ * Where a tensor crosses between a batching and a non-batching side, Triton's ensemble scheduler
+ * (ReshapeTensorDims) adds or strips a batch dim of 1; the shapes it compares are `dims`, the
+ * receiving side's config dims. 'add': the receiver batches and the tensor matches `dims`, so it
+ * gets a leading 1. 'strip': the receiver does not batch, the tensor does not match `dims` and
+ * its leading dim is 1, so that dim goes. Otherwise the tensor passes as it is.
+ */
+export interface BatchBridge {
+  readonly mode: 'add' | 'strip';
+  readonly dims: readonly number[];
+}
+
 /** One tensor edge of a step: the step model's own tensor name and the pipeline tensor it maps. */
 interface PlanBinding {
   /** Input or output name on the step's model (the key of input_map / output_map). */
   readonly name: string;
   /** Pipeline tensor name (the value of input_map / output_map). */
   readonly tensor: string;
+  /** On a step input fed from the other side of the batching divide. */
+  readonly bridge?: BatchBridge;
 }
 
 export interface PlanStep {
@@ -33,6 +47,8 @@ export interface PlanStep {
 /** A pipeline input or output: the request path needs only its name (the model validates the rest). */
 export interface PlanTensor {
   readonly name: string;
+  /** On a pipeline output produced on the other side of the batching divide. */
+  readonly bridge?: BatchBridge;
 }
 
 export interface PipelinePlan {

@@ -6,13 +6,13 @@
 import { Errors } from '../errors.js';
 import { elementCount, type DataType, type Tensor, type BytesData } from '../tensor/index.js';
 import type { InferenceRequest, InferenceResponse, Parameters } from '../inference/index.js';
-import { tensorDataJson, tensorFromJson } from './json-tensor.js';
+import { bytesJsonString, tensorDataJson, tensorFromJson } from './json-tensor.js';
+import { jsonWireBytes } from './raw-bytes-json.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
 import { checkParameters } from './request-limits.js';
 
 export interface GenerateInputMeta { name: string; datatype: DataType; shape: readonly number[] }
 
-const utf8d = new TextDecoder();
 
 /** Concrete shape for `count` elements: fixed dims kept, the last variable dim takes the rest. */
 function shapeFor(name: string, meta: readonly number[], count: number): number[] {
@@ -33,7 +33,7 @@ function shapeFor(name: string, meta: readonly number[], count: number): number[
  */
 export function decodeGenerateRequest(
   json: unknown,
-  ctx: { model: string; version?: string; inputs: readonly GenerateInputMeta[] },
+  ctx: { model: string; version?: string; inputs: readonly GenerateInputMeta[]; lossy?: boolean },
 ): InferenceRequest {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw Errors.requestBodyNotObject('generate');
   const body = json as Record<string, unknown>;
@@ -44,17 +44,17 @@ export function decodeGenerateRequest(
     const p = body.parameters;
     if (typeof p !== 'object' || p === null || Array.isArray(p)) throw Errors.requestParametersNotObject('generate');
     params = {};
-    for (const [k, v] of Object.entries(p)) params[k] = checkParamValue('request', k, v);
+    for (const [k, v] of Object.entries(p)) params[k] = checkParamValue('request', k, v, ctx.lossy);
   }
   for (const [key, value] of Object.entries(body)) {
     if (key === 'parameters' || key === 'id') continue;
     const meta = byName.get(key);
     if (!meta) {
-      (params ??= {})[key] = checkParamValue('generate', key, value);
+      (params ??= {})[key] = checkParamValue('generate', key, value, ctx.lossy);
       continue;
     }
     const flat = Array.isArray(value) ? value.flat(Infinity) : [value];
-    inputs.push(tensorFromJson(key, meta.datatype, shapeFor(key, meta.shape, flat.length), flat));
+    inputs.push(tensorFromJson(key, meta.datatype, shapeFor(key, meta.shape, flat.length), flat, ctx.lossy));
   }
   checkParameters('the generate request', params);
   const parsed = parseRequestParameters(params);
@@ -68,18 +68,23 @@ export function decodeGenerateRequest(
   return req;
 }
 
-/** Flatten a response: one-element outputs become scalars (BYTES as strings), others arrays. */
-export function encodeGenerateResponse(res: InferenceResponse): string {
+/**
+ * Flatten a response: one-element outputs become scalars (BYTES as strings), others arrays. A
+ * Buffer when BYTES that are not UTF-8 are kept raw, as Triton sends them (raw-bytes-json.ts).
+ */
+export function encodeGenerateResponse(res: InferenceResponse): string | Buffer {
   let s = `{"model_name":${JSON.stringify(res.model)},"model_version":${JSON.stringify(res.version)}`;
   if (res.id) s += `,"id":${JSON.stringify(res.id)}`;
+  let bytes = false;
   for (const t of res.outputs) {
     let v: string;
-    if (t.datatype === 'BYTES' && (t.data as BytesData).length === 1) v = JSON.stringify(utf8d.decode((t.data as BytesData)[0]));
+    if (t.datatype === 'BYTES') bytes = true;
+    if (t.datatype === 'BYTES' && (t.data as BytesData).length === 1) v = bytesJsonString((t.data as BytesData)[0]!);
     else {
       v = tensorDataJson(t);
       if (elementCount(t.shape) === 1) v = v.slice(1, -1);
     }
     s += `,${JSON.stringify(t.name)}:${v}`;
   }
-  return s + '}';
+  return bytes ? jsonWireBytes(s + '}') : s + '}';
 }

@@ -2,9 +2,12 @@
 export { STATUS_TABLE, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
 export { tensorFromJson, tensorDataJson, halfToNumber, bf16ToNumber } from './json-tensor.js';
 export { parseRequestParameters } from './request-parameters.js';
+export { modelConfigToJson } from './model-config-to-json.js';
+export { compileHeaderPattern, forwardHeaders } from './forward-headers.js';
 export {
   REQUEST_LIMITS, checkInputCount, checkOutputCount, checkParameters, checkRank,
 } from './request-limits.js';
+export { parseJsonExact, stringifyExact } from './exact-json.js';
 export { MAX_JSON_DEPTH, checkJsonDepth, jsonNestsDeeper } from './json-depth.js';
 export {
   HEADER_LENGTH, parseHeaderLength, splitInferBody, BinaryCursor, binaryInput, rawBodyInput, frameBinary,

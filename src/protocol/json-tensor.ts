@@ -5,7 +5,10 @@
  * is past 2^53. FP16/BF16 inputs must use the binary extension (JSON cannot carry them exactly);
  * FP16/BF16 outputs are widened to numbers, which is exact.
  */
+import { isUtf8 } from 'node:buffer';
 import { Errors } from '../errors.js';
+import { stringifyExact } from './exact-json.js';
+import { rawBytesJsonString } from './raw-bytes-json.js';
 import {
   STORAGE, elementCount, formatShape, type DataType, type Tensor, type TypedArray, type BytesData,
 } from '../tensor/index.js';
@@ -25,19 +28,27 @@ function flatten(data: readonly unknown[]): readonly unknown[] {
   return (data as unknown[]).flat(Infinity);
 }
 
-function toBigInt(name: string, v: unknown, i: number, unsigned: boolean): bigint {
+function toBigInt(name: string, v: unknown, i: number, unsigned: boolean, lossy: boolean): bigint {
   let b: bigint;
-  if (typeof v === 'number' && Number.isInteger(v)) b = BigInt(v);
+  if (typeof v === 'bigint') b = v;
+  else if (typeof v === 'number' && Number.isInteger(v)) {
+    if (lossy && !Number.isSafeInteger(v)) throw Errors.requestJsonInexact(`tensor '${name}' element ${i}`);
+    b = BigInt(v);
+  }
   else if (typeof v === 'string' && /^-?\d+$/.test(v)) b = BigInt(v);
-  else throw Errors.tensorElementInvalid(name, undefined, i, 'an integer (a number, or a decimal string past 2^53)', JSON.stringify(v));
+  else throw Errors.tensorElementInvalid(name, undefined, i, 'an integer (a number, or a decimal string past 2^53)', stringifyExact(v));
   if (unsigned ? b < 0n || b > 0xffffffffffffffffn : b < -(2n ** 63n) || b >= 2n ** 63n) {
     throw Errors.tensorElementRange(name, i, String(b), unsigned ? 'UINT64' : 'INT64');
   }
   return b;
 }
 
-/** Build a tensor from a JSON `data` value, checking count and every element. */
-export function tensorFromJson(name: string, datatype: DataType, shape: readonly number[], data: unknown): Tensor {
+/**
+ * Build a tensor from a JSON `data` value, checking count and every element. `lossy`: the value
+ * came from JSON.parse, so an INT64/UINT64 element past 2^53 may have been rounded; meeting one
+ * throws requestJsonInexact for the caller to parse the text exactly (src/protocol/exact-json.ts).
+ */
+export function tensorFromJson(name: string, datatype: DataType, shape: readonly number[], data: unknown, lossy = false): Tensor {
   if (!Array.isArray(data)) throw Errors.tensorDataNotArray(name, data === null ? 'null' : typeof data);
   const flat = flatten(data);
   const count = elementCount(shape);
@@ -48,7 +59,7 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     const out: Uint8Array[] = new Array(count);
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'string') throw Errors.tensorElementInvalid(name, 'BYTES', i, 'a string', JSON.stringify(v));
+      if (typeof v !== 'string') throw Errors.tensorElementInvalid(name, 'BYTES', i, 'a string', stringifyExact(v));
       out[i] = utf8.encode(v);
     }
     return { name, datatype, shape: [...shape], data: out };
@@ -62,25 +73,29 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     const a = arr as Uint8Array;
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'boolean') throw Errors.tensorElementInvalid(name, 'BOOL', i, 'true or false', JSON.stringify(v));
+      if (typeof v !== 'boolean') throw Errors.tensorElementInvalid(name, 'BOOL', i, 'true or false', stringifyExact(v));
       a[i] = v ? 1 : 0;
     }
   } else if (datatype === 'INT64' || datatype === 'UINT64') {
     const a = arr as BigInt64Array | BigUint64Array;
-    for (let i = 0; i < count; i++) a[i] = toBigInt(name, flat[i], i, datatype === 'UINT64');
+    const unsigned = datatype === 'UINT64';
+    for (let i = 0; i < count; i++) a[i] = toBigInt(name, flat[i], i, unsigned, lossy);
   } else if (datatype === 'FP32' || datatype === 'FP64') {
     const a = arr as Float32Array | Float64Array;
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'number') throw Errors.tensorElementInvalid(name, datatype, i, 'a number', JSON.stringify(v));
-      a[i] = v;
+      // An integer literal past 2^53 arrives as a bigint (exact-json.ts); as a float it rounds anyway.
+      if (typeof v === 'bigint') a[i] = Number(v);
+      else if (typeof v !== 'number') throw Errors.tensorElementInvalid(name, datatype, i, 'a number', stringifyExact(v));
+      else a[i] = v;
     }
   } else {
     const [lo, hi] = INT_RANGE[datatype]!;
     const a = arr as Int32Array;
     for (let i = 0; i < count; i++) {
       const v = flat[i];
-      if (typeof v !== 'number' || !Number.isInteger(v)) throw Errors.tensorElementInvalid(name, datatype, i, 'an integer', JSON.stringify(v));
+      if (typeof v === 'bigint') throw Errors.tensorElementRange(name, i, String(v), `${datatype} [${lo}, ${hi}]`);
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw Errors.tensorElementInvalid(name, datatype, i, 'an integer', stringifyExact(v));
       if (v < lo || v > hi) throw Errors.tensorElementRange(name, i, String(v), `${datatype} [${lo}, ${hi}]`);
       a[i] = v;
     }
@@ -106,16 +121,23 @@ export function bf16ToNumber(h: number): number {
 
 const NON_FINITE = /-?Infinity|NaN/;
 
+/** A BYTES element as a JSON string; bytes that are not UTF-8 stay raw (raw-bytes-json.ts). */
+export function bytesJsonString(b: Uint8Array): string {
+  return isUtf8(b) ? JSON.stringify(utf8d.decode(b)) : rawBytesJsonString(b);
+}
+
 /**
  * The JSON text of a tensor's data, flat. Built with `join` rather than JSON.stringify of a copied
  * array (the hot path for small tensors). Non-finite floats become null (JSON has no NaN).
  * INT64/UINT64 print every digit (valid JSON; lossless for clients that parse big integers).
+ * BYTES that are not UTF-8 are kept raw as Triton sends them: text holding them must go out
+ * through jsonWireBytes.
  */
 export function tensorDataJson(t: Tensor): string {
   if (t.datatype === 'BYTES') {
     const d = t.data as BytesData;
     let s = '[';
-    for (let i = 0; i < d.length; i++) s += (i ? ',' : '') + JSON.stringify(utf8d.decode(d[i]));
+    for (let i = 0; i < d.length; i++) s += (i ? ',' : '') + bytesJsonString(d[i]!);
     return s + ']';
   }
   if (t.datatype === 'BOOL') {

@@ -14,12 +14,24 @@ export interface ParsedRequestParameters {
 }
 
 
-function uint(key: string, v: ParamValue): number {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw Errors.requestParameterType('request', key, 'a non-negative integer', JSON.stringify(String(v)));
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * A uint64 parameter (Triton reads these with AsUInt). Past 2^53 it arrives as a bigint: a
+ * sequence ID keeps it exact; a priority or timeout that large is taken as the nearest number
+ * (a level far past any configured one, a timeout of centuries).
+ */
+function uint64(key: string, v: ParamValue): bigint {
+  const n = typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (typeof n !== 'bigint' || n < 0n || n > UINT64_MAX) {
+    const shown = typeof v === 'string' ? JSON.stringify(v) : String(v);
+    throw Errors.requestParameterType('request', key, 'a non-negative integer below 2^64', shown);
   }
   return n;
+}
+
+function uint(key: string, v: ParamValue): number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : Number(uint64(key, v));
 }
 
 function bool(key: string, v: ParamValue): boolean {
@@ -27,10 +39,17 @@ function bool(key: string, v: ParamValue): boolean {
   return v;
 }
 
-/** A parameter value from JSON: primitives only (gRPC InferParameter has no nesting). */
-export function checkParamValue(where: string, key: string, v: unknown): ParamValue {
+/**
+ * A parameter value from JSON: primitives only (gRPC InferParameter has no nesting). `lossy`: the
+ * value came from JSON.parse, where an integer past 2^53 (a sequence ID, an int64 parameter) may
+ * have been rounded; meeting one throws requestJsonInexact so the text is parsed exactly.
+ */
+export function checkParamValue(where: string, key: string, v: unknown, lossy = false): ParamValue {
   if (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    if (lossy && Number.isInteger(v) && !Number.isSafeInteger(v)) throw Errors.requestJsonInexact(`${where} parameter '${key}'`);
+    return v;
+  }
   throw Errors.requestParameterType(where, key, 'a string, number or boolean', v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 }
 
@@ -46,7 +65,7 @@ export function parseRequestParameters(params: Parameters | undefined): ParsedRe
     switch (key) {
       case 'sequence_id':
         if (typeof v === 'string') seqId = v;
-        else seqId = BigInt(uint(key, v));
+        else seqId = uint64(key, v);
         break;
       case 'sequence_start': start = bool(key, v); break;
       case 'sequence_end': end = bool(key, v); break;

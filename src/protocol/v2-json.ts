@@ -9,6 +9,8 @@ import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor }
 import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../inference/index.js';
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
+import { jsonWireBytes } from './raw-bytes-json.js';
+import { parseJsonExact, stringifyExact } from './exact-json.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
 import { checkInputCount, checkOutputCount, checkParameters, checkRank } from './request-limits.js';
 
@@ -26,6 +28,11 @@ export interface DecodeContext {
   binary?: Uint8Array;
   /** System shared memory; undefined when the server runs without it. */
   sharedMemory?: SharedMemoryAccess;
+  /**
+   * The JSON came from JSON.parse, not parseJsonExact: an integer past 2^53 that must be exact
+   * throws requestJsonInexact, and the caller decodes the exactly parsed text instead.
+   */
+  lossy?: boolean;
 }
 
 interface OutputPlacement { region: string; offset: number; byteSize: number }
@@ -46,12 +53,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function readParams(where: string, v: unknown): Parameters | undefined {
+function readParams(where: string, v: unknown, lossy: boolean | undefined): Parameters | undefined {
   if (v === undefined) return undefined;
   if (!isObject(v)) throw Errors.requestParametersNotObject(where);
   checkParameters(where, v);
   const out: Parameters = {};
-  for (const k of Object.keys(v)) out[k] = checkParamValue(where, k, v[k]);
+  for (const k of Object.keys(v)) out[k] = checkParamValue(where, k, v[k], lossy);
   return out;
 }
 
@@ -60,7 +67,7 @@ function readShape(name: string, v: unknown): number[] {
   checkRank(name, v.length);
   for (const d of v) {
     if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
-      throw Errors.tensorShapeInvalid(name, JSON.stringify(v));
+      throw Errors.tensorShapeInvalid(name, stringifyExact(v));
     }
   }
   return v as number[];
@@ -68,7 +75,8 @@ function readShape(name: string, v: unknown): number[] {
 
 function uintParam(tensor: string, key: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw Errors.tensorParameterInvalid(tensor, key, 'a non-negative integer', JSON.stringify(v));
+    const must = typeof v === 'bigint' && v > 0n ? 'a non-negative integer below 2^53' : 'a non-negative integer';
+    throw Errors.tensorParameterInvalid(tensor, key, must, stringifyExact(v));
   }
   return v;
 }
@@ -99,7 +107,7 @@ function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: Bina
   if (!isDataType(dt)) throw Errors.badDatatype(name, String(dt));
   if (v.shape === undefined) throw Errors.tensorShapeMissing(name);
   const shape = readShape(name, v.shape);
-  const params = readParams(`input '${name}'`, v.parameters);
+  const params = readParams(`input '${name}'`, v.parameters, ctx.lossy);
   const shm = placement(name, params);
   const binSize = params?.binary_data_size;
   const sources = (v.data !== undefined ? 1 : 0) + (binSize !== undefined ? 1 : 0) + (shm ? 1 : 0);
@@ -112,7 +120,7 @@ function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: Bina
     if (!ctx.sharedMemory) noShm(name);
     return binaryInput(name, dt as DataType, shape, ctx.sharedMemory.read(shm.region, shm.offset, shm.byteSize));
   }
-  return tensorFromJson(name, dt as DataType, shape, v.data);
+  return tensorFromJson(name, dt as DataType, shape, v.data, ctx.lossy);
 }
 
 /** Decode a parsed v2 inference request JSON object (plus any binary section). */
@@ -131,7 +139,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
     inputs[i] = t;
   }
   cursor.finish();
-  const parsed = parseRequestParameters(readParams('request', json.parameters));
+  const parsed = parseRequestParameters(readParams('request', json.parameters, ctx.lossy));
   const encoding: ResponseEncoding = { binaryDefault: parsed.binaryDataOutput ?? false };
   let outputs: RequestedOutput[] | undefined;
   if (json.outputs !== undefined) {
@@ -139,7 +147,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
     checkOutputCount(ctx.model, json.outputs.length);
     outputs = json.outputs.map((o: unknown, i: number) => {
       if (!isObject(o) || typeof o.name !== 'string' || o.name === '') throw Errors.requestOutputInvalid(i);
-      const p = readParams(`output '${o.name}'`, o.parameters);
+      const p = readParams(`output '${o.name}'`, o.parameters, ctx.lossy);
       if (p?.binary_data !== undefined) {
         if (typeof p.binary_data !== 'boolean') throw Errors.tensorParameterInvalid(o.name, 'binary_data', 'a boolean');
         (encoding.binary ??= {})[o.name] = p.binary_data;
@@ -161,12 +169,17 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   return { request, encoding };
 }
 
+/** Parameters as JSON; an int64 parameter (a bigint) keeps every digit. */
 function paramsJson(p: Parameters): string {
-  return JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+  return stringifyExact(p);
 }
 
-/** A response as JSON text, or as a JSON header plus the tensors to send binary after it, in order. */
-export type ResponseParts = { json: string; binary?: undefined } | { json: string; binary: Tensor[] };
+/**
+ * A response as JSON, or as a JSON header plus the tensors to send binary after it, in order. The
+ * JSON is a Buffer when a BYTES output sent as JSON holds bytes that are not UTF-8 (kept raw, as
+ * Triton sends them: raw-bytes-json.ts).
+ */
+export type ResponseParts = { json: string | Buffer; binary?: undefined } | { json: string | Buffer; binary: Tensor[] };
 
 /**
  * Encode a response without framing it: the JSON (header) text, and the outputs that go binary
@@ -184,6 +197,7 @@ export function encodeInferResponseParts(
   if (res.parameters && Object.keys(res.parameters).length) s += `,"parameters":${paramsJson(res.parameters)}`;
   s += ',"outputs":[';
   const binary: Tensor[] = [];
+  let bytesAsJson = false;
   for (let i = 0; i < res.outputs.length; i++) {
     const t = res.outputs[i]!;
     s += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
@@ -200,10 +214,12 @@ export function encodeInferResponseParts(
       s += `,"parameters":{"binary_data_size":${tensorByteSize(t)}}}`;
     } else {
       s += `,"data":${tensorDataJson(t)}}`;
+      if (t.datatype === 'BYTES') bytesAsJson = true;
     }
   }
   s += ']}';
-  return binary.length === 0 ? { json: s } : { json: s, binary };
+  const json = bytesAsJson ? jsonWireBytes(s) : s;
+  return binary.length === 0 ? { json } : { json, binary };
 }
 
 /**
@@ -231,7 +247,7 @@ export function encodeInferRequest(
   let s = '{';
   if (req.id !== undefined) s += `"id":${JSON.stringify(req.id)},`;
   if (req.parameters) s += `"parameters":${paramsJson(req.parameters)},`;
-  if (req.outputs) s += `"outputs":${JSON.stringify(req.outputs.map((o) => (o.parameters ? { name: o.name, parameters: o.parameters } : { name: o.name })))},`;
+  if (req.outputs) s += `"outputs":${stringifyExact(req.outputs.map((o) => (o.parameters ? { name: o.name, parameters: o.parameters } : { name: o.name })))},`;
   s += `"inputs":[${inputs.join(',')}]}`;
   if (!options.binary) return { body: s };
   return frameBinary(s, req.inputs);
@@ -248,7 +264,7 @@ export interface DecodedResponse {
 /** Client side: decode a response body (JSON or binary framed). */
 export function decodeInferResponse(body: Uint8Array, headerLength?: number): DecodedResponse {
   const { json, binary } = splitInferBody(body, headerLength);
-  const obj = JSON.parse(utf8d.decode(json)) as {
+  const obj = parseJsonExact(utf8d.decode(json)) as {
     model_name: string; model_version: string; id?: string; parameters?: Parameters;
     outputs: { name: string; datatype: DataType; shape: number[]; parameters?: Parameters; data?: unknown }[];
   };

@@ -1,5 +1,6 @@
-export { ModelRepository } from './model-repository.js';
 export type { ControlMode } from './model-repository.js';
+export { createRepository } from './model-namespaces.js';
+export type { Repository } from './model-namespaces.js';
 export { readRepositoryConfigs, validateRepository } from './validate-repository.js';
 export type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';
 export { DEFAULT_UPLOAD_LIMITS } from './upload-files.js';

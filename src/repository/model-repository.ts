@@ -1,13 +1,17 @@
 import type { ModelConfig } from '../config/index.js';
-import { isEnsemble } from '../config/index.js';
+import { isEnsemble, positionOf } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Model } from '../model/index.js';
 import { checkModelName } from '../paths/index.js';
 import type { LoadOptions, ModelIndexEntry, ModelState } from './model-state.js';
 import { findModels, listVersions } from './find-models.js';
+import { findDependencyCycle } from './find-dependency-cycle.js';
 import { fingerprint } from './fingerprint.js';
+import { runLimited } from './run-limited.js';
+import { loadFailure, pollFailure, versionFailures } from './load-failure.js';
 import { loadModelVersion, type LoadEnv } from './model-loader.js';
 import { withoutPath } from './model-paths.js';
+import type { OtherNamespaces } from './model-namespaces.js';
 import { parseConfigOverride, readModelConfig, type ReadConfig } from './read-model-config.js';
 import { DEFAULT_UPLOAD_LIMITS, removeUpload, writeUpload, type UploadLimits } from './upload-files.js';
 import { selectVersions } from './version-policy.js';
@@ -21,7 +25,7 @@ export type ControlMode = 'none' | 'explicit' | 'poll';
  */
 type LoadOrigin = 'server' | 'api';
 
-interface VersionEntry { version: number; state: ModelState; reason: string; model?: Model }
+interface VersionEntry { version: number; state: ModelState; reason: string; model?: Model; loadMs?: number }
 interface ModelEntry {
   name: string;
   dir?: string;
@@ -29,6 +33,10 @@ interface ModelEntry {
   fingerprint?: string;
   /** Composing models, for ensembles. */
   steps: string[];
+  /** The composing model this pipeline's load is waiting for (a dependency, for cycle checks). */
+  waitingOn?: string | undefined;
+  /** Where the config names each composing model (file:line:col), for cycle messages. */
+  stepAt: Map<string, string>;
   /** Temporary directory holding files sent with the load request; removed when replaced or unloaded. */
   scratch?: string;
   loading?: Promise<void>;
@@ -40,9 +48,17 @@ export interface RepositoryOptions {
   paths: readonly string[];
   mode: ControlMode;
   pollSecs: number;
-  env: Omit<LoadEnv, 'resolveConfig'>;
+  env: Omit<LoadEnv, 'resolveConfig' | 'resolveLabels' | 'knownModels'>;
   /** Bounds on the files one load request may send (default DEFAULT_UPLOAD_LIMITS: 2 GiB, 1000 files). */
   uploadLimits?: Partial<UploadLimits>;
+  /** tritonserver's --model-config-name: prefer `configs/<name>.pbtxt` in each model directory. */
+  modelConfigName?: string;
+  /** tritonserver's --model-load-thread-count: models loaded at once at start and by poll (default 4). */
+  loadThreads?: number;
+  /** tritonserver's --model-load-retry-count: more attempts after a load whose versions fail (default 0). */
+  loadRetries?: number;
+  /** --model-namespacing: how this repository's pipelines reach models the others hold (model-namespaces.ts). */
+  elsewhere?: OtherNamespaces;
 }
 
 /**
@@ -61,7 +77,12 @@ export class ModelRepository {
 
   constructor(o: RepositoryOptions) {
     this.#o = o;
-    this.#env = { ...o.env, resolveConfig: (m, v) => this.#resolveConfig(m, v) };
+    this.#env = {
+      ...o.env,
+      resolveConfig: (m, v) => this.#resolveModel(m, v)?.config,
+      resolveLabels: (m, v) => this.#resolveModel(m, v)?.labels,
+      knownModels: () => [...[...this.#models.values()].filter((e) => e.dir).map((e) => e.name), ...(o.elsewhere?.knownModels() ?? [])],
+    };
     this.#limits = { ...DEFAULT_UPLOAD_LIMITS, ...o.uploadLimits };
   }
 
@@ -88,7 +109,7 @@ export class ModelRepository {
       entry.versions.set(0, { version: 0, state: 'UNAVAILABLE', reason });
       entry.blocksReadiness = true;
     }
-    await Promise.all(names.filter((n) => found.has(n)).map((n) => this.#loadLogged(n)));
+    await runLimited(names.filter((n) => found.has(n)), this.#o.loadThreads ?? 4, (n) => this.#loadLogged(n));
     this.#started = true;
     if (this.#o.mode === 'poll' && this.#o.pollSecs > 0) {
       this.#pollTimer = setInterval(() => void this.poll(), this.#o.pollSecs * 1000);
@@ -98,7 +119,7 @@ export class ModelRepository {
 
   async #loadLogged(name: string): Promise<void> {
     try {
-      await this.#load(name, {}, [], 'server');
+      await this.#load(name, {}, 'server');
       this.#o.env.log.info(`successfully loaded '${name}'`);
     } catch (e) {
       this.#o.env.log.error(toTributaryError(e).message);
@@ -111,16 +132,15 @@ export class ModelRepository {
    * left as it was.
    */
   async load(name: string, options: LoadOptions = {}): Promise<void> {
-    await this.#load(name, options, [], 'api');
+    await this.#load(name, options, 'api');
   }
 
-  async #load(name: string, options: LoadOptions, chain: string[], origin: LoadOrigin): Promise<void> {
+  async #load(name: string, options: LoadOptions, origin: LoadOrigin): Promise<void> {
     checkModelName(name); // before the name reaches the model table or any path
-    if (chain.includes(name)) throw Errors.modelLoadFailed(name, `ensemble dependency cycle: ${[...chain, name].join(' -> ')}`);
     const entry = this.#entry(name);
     while (entry.loading) await entry.loading.catch(() => undefined);
     if (origin === 'server') entry.blocksReadiness = true;
-    const p = this.#doLoad(entry, options, [...chain, name], origin);
+    const p = this.#withRetries(name, () => this.#doLoad(entry, options, origin));
     entry.loading = p;
     try {
       await p;
@@ -128,7 +148,7 @@ export class ModelRepository {
     } catch (e) {
       const err = toTributaryError(withoutPath(name, e));
       this.#recordFailure(entry, err);
-      throw err;
+      throw Errors.modelNotFound.is(err) ? pollFailure(name, err) : loadFailure(name, err);
     } finally {
       if (entry.loading === p) entry.loading = undefined;
     }
@@ -151,15 +171,34 @@ export class ModelRepository {
     }
   }
 
-  async #doLoad(entry: ModelEntry, options: LoadOptions, chain: string[], origin: LoadOrigin): Promise<void> {
+  /**
+   * --model-load-retry-count: a load whose versions fail is tried again; a request the repository
+   * cannot poll (unknown model, bad parameters) would fail the same way, so it is not retried.
+   */
+  async #withRetries(name: string, attempt: () => Promise<void>): Promise<void> {
+    const retries = this.#o.loadRetries ?? 0;
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt();
+      } catch (e) {
+        const err = toTributaryError(e);
+        if (i >= retries || Errors.modelNotFound.is(err) || Errors.loadPollFailed.is(err) || Errors.loadParameterInvalid.is(err)) throw e;
+        this.#o.env.log.warn(`load of '${name}' failed (${err.message}); retry ${i + 1} of ${retries}`);
+      }
+    }
+  }
+
+  async #doLoad(entry: ModelEntry, options: LoadOptions, origin: LoadOrigin): Promise<void> {
     const name = entry.name;
     if (options.files && Object.keys(options.files).length) {
       if (options.config === undefined) throw Errors.loadParameterInvalid(name, "'file:' parameters need a 'config' parameter too (as in Triton)");
-      // The config is checked before anything is written, so bad text costs no disk.
-      const parsed = parseConfigOverride(name, options.config);
-      const upload = await writeUpload(name, options.files, this.#limits);
+      const { parsed, upload } = await polled(name, async () => {
+        // The config is checked before anything is written, so bad text costs no disk.
+        const parsed = parseConfigOverride(name, options.config!);
+        return { parsed, upload: await writeUpload(name, options.files!, this.#limits) };
+      });
       try {
-        await this.#loadFrom(entry, upload.dir, parsed, chain, origin);
+        await this.#loadFrom(entry, upload.dir, parsed, origin);
       } catch (e) {
         await removeUpload(upload.scratch);
         throw e;
@@ -176,14 +215,15 @@ export class ModelRepository {
       if (!dir) throw Errors.modelNotFound(name);
       entry.dir = dir;
     }
-    await this.#loadFrom(entry, dir, await readModelConfig(dir, options.config, { relativeFile: true }), chain, origin);
+    const parsed = await polled(name, () => readModelConfig(dir, options.config, { relativeFile: true, ...(this.#o.modelConfigName ? { configName: this.#o.modelConfigName } : {}) }));
+    await this.#loadFrom(entry, dir, parsed, origin);
     if (entry.scratch) {
       await removeUpload(entry.scratch);
       delete entry.scratch;
     }
   }
 
-  async #loadFrom(entry: ModelEntry, dir: string, parsed: ReadConfig, chain: string[], origin: LoadOrigin): Promise<void> {
+  async #loadFrom(entry: ModelEntry, dir: string, parsed: ReadConfig, origin: LoadOrigin): Promise<void> {
     const name = entry.name;
     parsed.config.name = name;
     const config = parsed.config;
@@ -195,9 +235,7 @@ export class ModelRepository {
         throw toTributaryError(e).withContext(`failed to load '${name}': ensemble_scheduling step model_name`);
       }
     }
-    for (const step of steps) {
-      if (!this.#isLoaded(step)) await this.#load(step, {}, chain, origin);
-    }
+    await this.#loadSteps(entry, steps, parsed, origin);
     const available = await listVersions(dir);
     if (isEnsemble(config) && available.length === 0) available.push(1);
     const chosen = selectVersions(config.version_policy, available);
@@ -213,8 +251,9 @@ export class ModelRepository {
     for (const [v, e] of next) if (!old.get(v)?.model) old.set(v, e);
     const results = await Promise.all(chosen.map(async (v) => {
       try {
+        const t0 = performance.now();
         const model = await loadModelVersion(parsed, dir, v, this.#env);
-        return { v, model };
+        return { v, model, ms: performance.now() - t0 };
       } catch (e) {
         return { v, error: toTributaryError(withoutPath(name, e)) };
       }
@@ -226,6 +265,7 @@ export class ModelRepository {
       if (r.model) {
         e.state = 'READY';
         e.model = r.model;
+        e.loadMs = r.ms;
       } else {
         e.state = 'UNAVAILABLE';
         e.reason = r.error!.message;
@@ -235,13 +275,63 @@ export class ModelRepository {
     if (errors.length === results.length) {
       // Nothing loaded: keep what was being served before (a reload that fails changes nothing).
       for (const [v, e] of next) if (!old.get(v)?.model) old.set(v, e);
-      throw combineFailures(name, results.map((r) => [r.v, r.error!] as const));
+      throw versionFailures(name, results.map((r) => [r.v, r.error!] as const));
     }
     for (const [v, e] of old) if (e.model && next.get(v)?.model !== e.model) retired.push(e.model);
     entry.versions = next;
     entry.steps = steps;
     entry.fingerprint = fp;
     await Promise.all(retired.map((m) => this.#retire(m)));
+  }
+
+  /**
+   * Load the composing models a pipeline names that are not serving yet. Each dependency is first
+   * checked against the loop it would close: pipelines that use each other would otherwise wait on
+   * each other's loads forever (find-dependency-cycle.ts).
+   */
+  async #loadSteps(entry: ModelEntry, steps: readonly string[], parsed: ReadConfig, origin: LoadOrigin): Promise<void> {
+    const named = parsed.config.ensemble_scheduling?.step ?? [];
+    for (const step of steps) {
+      const at = positionOf(parsed, `ensemble_scheduling.step[${named.findIndex((s) => s.model_name === step)}].model_name`);
+      entry.stepAt.set(step, `${at.file}:${at.line}:${at.col}`);
+    }
+    for (const step of steps) {
+      const cycle = findDependencyCycle(entry.name, step, (m) => this.#dependsOn(m));
+      if (cycle) {
+        const links = cycle.slice(1).map((to, i) => `${this.#models.get(cycle[i]!)?.stepAt.get(to) ?? cycle[i]} uses '${to}'`);
+        throw Errors.dependencyCycle(entry.name, cycle, links);
+      }
+      if (this.#isLoaded(step)) continue;
+      // A step in no repository is left to the pipeline's compile, which names it at its
+      // file:line:col with a "did you mean", as `tributary validate` does.
+      if (!(await this.#inRepository(step))) {
+        await this.#o.elsewhere?.load(step, entry.name);
+        continue;
+      }
+      entry.waitingOn = step;
+      try {
+        await this.#load(step, {}, origin);
+      } finally {
+        entry.waitingOn = undefined;
+      }
+    }
+  }
+
+  async #inRepository(name: string): Promise<boolean> {
+    const e = this.#models.get(name);
+    if (e?.dir) return true;
+    const dir = (await findModels(this.#o.paths).catch(() => new Map<string, string>())).get(name);
+    if (dir) this.#entry(name).dir = dir;
+    return dir !== undefined;
+  }
+
+  /** What a model depends on now: the steps its serving version uses, and the load it waits for. */
+  #dependsOn(name: string): string[] {
+    const e = this.#models.get(name);
+    if (!e) return [];
+    const out = this.#isLoaded(name) ? [...e.steps] : [];
+    if (e.waitingOn) out.push(e.waitingOn);
+    return out;
   }
 
   /** Unload after in-flight requests finish, so a reload drops nothing. */
@@ -290,6 +380,7 @@ export class ModelRepository {
         // Gone from disk and not serving: forget it, so an old failure no longer holds readiness back.
         else if (!found.has(name) && !entry.loading) this.#models.delete(name);
       }
+      const changed: string[] = [];
       for (const [name, dir] of found) {
         const entry = this.#entry(name);
         entry.dir = dir;
@@ -298,8 +389,9 @@ export class ModelRepository {
         // Remember the attempt, so a model that fails to load is retried when its files change
         // again, not on every poll.
         entry.fingerprint = fp;
-        await this.#loadLogged(name);
+        changed.push(name);
       }
+      await runLimited(changed, this.#o.loadThreads ?? 4, (name) => this.#loadLogged(name));
     } finally {
       this.#polling = false;
     }
@@ -312,7 +404,7 @@ export class ModelRepository {
     if (version) {
       const e = /^[0-9]+$/.test(version) ? entry.versions.get(Number(version)) : undefined;
       if (!e) throw Errors.modelNotFound(name, version);
-      if (e.state !== 'READY' || !e.model) throw Errors.modelNotReady(`${name}' version '${version}`, e.state, e.reason);
+      if (e.state !== 'READY' || !e.model) throw Errors.modelNotReady(name, e.state, e.reason, version);
       return e.model;
     }
     let best: VersionEntry | undefined;
@@ -363,6 +455,23 @@ export class ModelRepository {
     return true;
   }
 
+  /** The models that keep isReady() false, each with its state and reason ("'a' LOADING"). */
+  readinessBlockers(): string[] {
+    if (!this.#started) return ['the repository is still loading its models'];
+    const out: string[] = [];
+    for (const entry of this.#models.values()) {
+      if (!entry.blocksReadiness || this.#isLoaded(entry.name)) continue;
+      const v = [...entry.versions.values()][0];
+      out.push(`'${entry.name}' ${v?.state ?? 'LOADING'}${v?.reason ? ` (${v.reason})` : ''}`);
+    }
+    return out;
+  }
+
+  /** How long a served version took to load, in ms (from reading its files to ready). */
+  loadMs(name: string, version: string): number | undefined {
+    return this.#models.get(name)?.versions.get(Number(version))?.loadMs;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#pollTimer) clearInterval(this.#pollTimer);
@@ -370,6 +479,18 @@ export class ModelRepository {
     for (const entry of this.#models.values()) for (const e of entry.versions.values()) if (e.model) all.push(e.model.unload());
     await Promise.allSettled(all);
     await Promise.allSettled([...this.#models.values()].filter((e) => e.scratch).map((e) => removeUpload(e.scratch!)));
+  }
+
+  /**
+   * Whether this repository holds a model of the name, for --model-namespacing: 'loaded' once a
+   * load was tried and not undone by an unload (Triton keeps such a model in its global map),
+   * 'loading' while one runs, 'listed' when it is only on disk or was unloaded.
+   */
+  presence(name: string): 'loaded' | 'loading' | 'listed' | undefined {
+    const e = this.#models.get(name);
+    if (!e) return undefined;
+    if (e.loading) return 'loading';
+    return [...e.versions.values()].some((v) => v.reason !== 'unloaded') ? 'loaded' : 'listed';
   }
 
   #isLoaded(name: string): boolean {
@@ -380,29 +501,28 @@ export class ModelRepository {
   #entry(name: string): ModelEntry {
     let e = this.#models.get(name);
     if (!e) {
-      e = { name, versions: new Map(), steps: [] };
+      e = { name, versions: new Map(), steps: [], stepAt: new Map() };
       this.#models.set(name, e);
     }
     return e;
   }
 
-  #resolveConfig(name: string, version: number): ModelConfig | undefined {
+  #resolveModel(name: string, version: number): Model | undefined {
+    // A step no model of this repository has is looked for in the others (Triton's fuzzy match).
+    if (this.#o.elsewhere && !this.#models.has(name)) return this.#o.elsewhere.resolve(name, version);
     try {
-      return this.get(name, version === -1 || version === 0 ? undefined : String(version)).config;
+      return this.get(name, version === -1 || version === 0 ? undefined : String(version));
     } catch {
       return undefined;
     }
   }
 }
 
-/**
- * One error for a load where every version failed: the shared message once when the versions
- * failed alike (a config problem), else each version's reason.
- */
-function combineFailures(name: string, failures: ReadonlyArray<readonly [number, TributaryError]>): TributaryError {
-  const unique = new Set(failures.map(([, e]) => e.message));
-  if (unique.size === 1) return failures[0]![1];
-  const prefix = `failed to load '${name}': `;
-  const strip = (m: string) => (m.startsWith(prefix) ? m.slice(prefix.length) : m);
-  return Errors.modelLoadFailed(name, failures.map(([v, e]) => `version ${v}: ${strip(e.message)}`).join('; '));
+/** The steps of a load before any version is tried; their failures are Triton's poll failures. */
+async function polled<T>(name: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    throw pollFailure(name, withoutPath(name, e));
+  }
 }

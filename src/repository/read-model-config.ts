@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { configFromJsonObject, normalizeConfig, parseConfigText, type ParsedConfig } from '../config/index.js';
+import { configFromJsonObject, formatProblems, normalizeConfig, parseConfigText, type ParsedConfig } from '../config/index.js';
 import { Errors, TributaryError } from '../errors.js';
 import { asLoadFailure, confineModelFile } from './model-paths.js';
 
@@ -19,17 +19,21 @@ export function parseConfigOverride(name: string, text: string): ReadConfig {
   try {
     obj = JSON.parse(text);
   } catch (e) {
-    throw Errors.loadParameterInvalid(name, `the 'config' parameter is not valid JSON: ${(e as Error).message}`);
+    throw Errors.loadParameterInvalid(name, `Invalid config override: the 'config' parameter is not valid JSON: ${(e as Error).message}`);
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
-    throw Errors.loadParameterInvalid(name, `the 'config' parameter must be a JSON object (a model configuration), not ${Array.isArray(obj) ? 'an array' : typeof obj === 'object' ? 'null' : `a ${typeof obj}`}`);
+    throw Errors.loadParameterInvalid(name, `Invalid config override: the 'config' parameter must be a JSON object (a model configuration), not ${Array.isArray(obj) ? 'an array' : typeof obj === 'object' ? 'null' : `a ${typeof obj}`}`);
   }
   let parsed: ParsedConfig;
   try {
     parsed = configFromJsonObject(obj, `${name} (config override)`);
   } catch (e) {
-    throw e instanceof TributaryError ? e : Errors.loadParameterInvalid(name, `the 'config' parameter is not a model configuration: ${(e as Error).message}`);
+    throw e instanceof TributaryError ? e : Errors.loadParameterInvalid(name, `Invalid config override: the 'config' parameter is not a model configuration: ${(e as Error).message}`);
   }
+  // Triton refuses an override its JSON-to-config conversion rejects (unknown fields, wrong
+  // types) before loading; the semantic checks run at load, as for a config file.
+  const bad = parsed.problems.filter((p) => p.severity === 'error');
+  if (bad.length) throw Errors.loadParameterInvalid(name, `Invalid config override:\n${formatProblems(bad)}`);
   if (!parsed.config.name) parsed.config.name = name;
   return { ...parsed, present: true };
 }
@@ -40,6 +44,11 @@ export interface ReadConfigOptions {
    * errors reach clients, who have no business knowing where the repository lives.
    */
   relativeFile?: boolean;
+  /**
+   * tritonserver's --model-config-name: read `configs/<name>.pbtxt` of the model directory when
+   * it exists, else the usual config file (Triton's "Custom Model Configuration").
+   */
+  configName?: string;
 }
 
 /**
@@ -51,12 +60,20 @@ export interface ReadConfigOptions {
 export async function readModelConfig(modelDir: string, override?: string, options: ReadConfigOptions = {}): Promise<ReadConfig> {
   const name = basename(modelDir);
   if (override !== undefined) return parseConfigOverride(name, override);
+  const shownFile = (f: string) => (options.relativeFile ? `${name}/${f}` : join(modelDir, f));
+  if (options.configName) {
+    const custom = await readCustomConfig(name, modelDir, options.configName);
+    if (custom !== undefined) {
+      const parsed = parseConfigText(custom, shownFile(`configs/${options.configName}.pbtxt`), 'pbtxt', { name });
+      if (!parsed.config.name) parsed.config.name = name;
+      return { ...parsed, present: true };
+    }
+  }
   const files = new Set(await readdir(modelDir));
   const found = CONFIG_FILES.filter(([f]) => files.has(f));
   if (found.length > 1) {
     throw Errors.modelLoadFailed(name, `more than one config file in the model directory: ${found.map(([f]) => f).join(', ')}; keep one`);
   }
-  const shownFile = (f: string) => (options.relativeFile ? `${name}/${f}` : join(modelDir, f));
   if (found.length === 0) {
     return { config: normalizeConfig({ name }, { name }), file: shownFile('config.pbtxt'), positions: new Map(), problems: [], present: false };
   }
@@ -72,4 +89,24 @@ export async function readModelConfig(modelDir: string, override?: string, optio
   const parsed = parseConfigText(text, shownFile(fname), format, { name });
   if (!parsed.config.name) parsed.config.name = name;
   return { ...parsed, present: true };
+}
+
+/** `configs/<configName>.pbtxt`, confined to the model directory (src/paths/), or undefined when absent. */
+async function readCustomConfig(name: string, modelDir: string, configName: string): Promise<string | undefined> {
+  let real: string;
+  try {
+    real = await confineModelFile(modelDir, 'configs', `${configName}.pbtxt`, '--model-config-name', 'configs/ of the model directory');
+  } catch (e) {
+    if (e instanceof TributaryError) throw asLoadFailure(name, e);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw Errors.modelLoadFailed(name, `configs/${configName}.pbtxt cannot be read (${code ?? 'error'})`);
+  }
+  try {
+    return await readFile(real, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw Errors.modelLoadFailed(name, `configs/${configName}.pbtxt cannot be read (${code ?? 'error'})`);
+  }
 }

@@ -1,10 +1,12 @@
 import type { BackendInstance } from '../backend/index.js';
-import { isEnsemble, type ModelConfig } from '../config/index.js';
+import { isEnsemble, type ModelConfig, type ModelInstanceGroup } from '../config/index.js';
 import { Errors } from '../errors.js';
+import { adaptiveDelayOf } from './adaptive-delay.js';
 import { batchPolicyOf } from './batch-policy.js';
 import { systemClock, type Clock } from './clock.js';
 import { DynamicBatcher } from './dynamic-batcher.js';
 import { resolveQueuePolicies } from './queue-policy.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { Scheduler, SchedulerHooks } from './scheduler.js';
 import { SequenceBatcher } from './sequence-batcher.js';
 
@@ -17,6 +19,8 @@ interface CreateSchedulerOptions {
    * caller from `<model dir>/initial_state/` (the scheduler does no I/O).
    */
   initialState?: Readonly<Record<string, Uint8Array>>;
+  /** The server's rate limiter (--rate-limit=execution_count); absent = off. */
+  rateLimiter?: RateLimiter | undefined;
 }
 
 /**
@@ -28,8 +32,13 @@ export function createScheduler(config: ModelConfig, instances: readonly Backend
   if (isEnsemble(config)) throw Errors.ensembleNotSchedulable(options.model);
   const clock = options.clock ?? systemClock;
   const decoupled = config.model_transaction_policy?.decoupled ?? false;
+  const policy = batchPolicyOf(config, config.dynamic_batching);
+  // Checked before registering, so a refused parameter leaves the rate limiter untouched.
+  const adaptive = config.sequence_batching ? undefined : adaptiveDelayOf(options.model, config, policy.capRows, instances.length);
+  if (instances.length === 0) throw Errors.schedulerNoInstances(options.model);
+  const limits = options.rateLimiter?.register(options.model, groupLimits(config, instances.length));
   if (config.sequence_batching) {
-    return new SequenceBatcher(config, instances, { model: options.model, clock, hooks: options.hooks, decoupled, initialState: options.initialState ?? {} });
+    return new SequenceBatcher(config, instances, { model: options.model, clock, hooks: options.hooks, decoupled, initialState: options.initialState ?? {}, limits });
   }
   const db = config.dynamic_batching;
   const levels = Math.max(1, db?.priority_levels ?? 0);
@@ -38,10 +47,19 @@ export function createScheduler(config: ModelConfig, instances: readonly Backend
     model: options.model,
     clock,
     hooks: options.hooks,
-    policy: batchPolicyOf(config, db),
+    policy,
     queuePolicies: resolveQueuePolicies(db, levels),
     defaultLevel: def >= 1 && def <= levels ? def : levels,
     preserveOrdering: db?.preserve_ordering ?? false,
     decoupled,
+    limits,
+    adaptive,
   });
+}
+
+/** Each instance's group rate_limiter, in the order the loader creates instances (group by group). */
+function groupLimits(config: ModelConfig, count: number): (ModelInstanceGroup['rate_limiter'])[] {
+  const limits: (ModelInstanceGroup['rate_limiter'])[] = [];
+  for (const g of config.instance_group) for (let i = 0; i < Math.max(1, g.count ?? 1); i++) limits.push(g.rate_limiter);
+  return Array.from({ length: count }, (_, i) => limits[i]);
 }

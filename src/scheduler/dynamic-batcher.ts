@@ -5,12 +5,14 @@ import { Errors } from '../errors.js';
 import { abortReason, stoppedError } from './queue-errors.js';
 import { BatchRequest, toItem, type Outlet } from './batch-request.js';
 import type { Clock, TimerHandle } from './clock.js';
+import type { AdaptiveDelay } from './adaptive-delay.js';
 import { formBatch, type BatchPolicy } from './form-batch.js';
 import { InstancePool } from './instance-pool.js';
 import { OrderingGate } from './ordering-gate.js';
 import { PriorityQueue, type QueueEntry } from './priority-queue.js';
 import { queueTimeoutMs } from './queue-policy.js';
 import { QueuedEntries, QueuedEntry } from './queued-entries.js';
+import type { LimitedInstance } from './rate-limiter.js';
 import type { Scheduler, SchedulerHooks, WorkItem } from './scheduler.js';
 
 export interface DynamicBatcherOptions {
@@ -24,6 +26,10 @@ export interface DynamicBatcherOptions {
   readonly defaultLevel: number;
   readonly preserveOrdering: boolean;
   readonly decoupled: boolean;
+  /** Each instance's place in the server's rate limiter, when it has one. */
+  readonly limits?: readonly LimitedInstance[] | undefined;
+  /** Chooses the queue delay per batch instead of `policy.delayMs` (which stays its bound). */
+  readonly adaptive?: AdaptiveDelay | undefined;
 }
 
 class Entry extends QueuedEntry implements QueueEntry {
@@ -48,6 +54,8 @@ export class DynamicBatcher implements Scheduler {
   readonly #o: DynamicBatcherOptions;
   readonly #queue: PriorityQueue;
   readonly #pool: InstancePool;
+  /** `o.policy`, with the delay the adaptive controller last chose. */
+  readonly #policy: { -readonly [K in keyof BatchPolicy]: BatchPolicy[K] };
   readonly #outlet: Outlet;
   readonly #gate: OrderingGate | undefined;
   readonly #entries: QueuedEntries<Entry>;
@@ -69,8 +77,13 @@ export class DynamicBatcher implements Scheduler {
 
   constructor(instances: readonly BackendInstance[], o: DynamicBatcherOptions) {
     this.#o = o;
+    this.#policy = { ...o.policy };
     this.#queue = new PriorityQueue(o.queuePolicies);
-    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon });
+    const adaptive = o.adaptive;
+    this.#pool = new InstancePool(instances, {
+      model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon, limits: o.limits, clock: o.clock,
+      onExecuted: adaptive && ((rows, ms) => adaptive.onExecuted(rows, ms)),
+    });
     this.#gate = o.preserveOrdering ? new OrderingGate(toItem) : undefined;
     this.#outlet = this.#gate ?? toItem;
     this.#entries = new QueuedEntries<Entry>({
@@ -100,6 +113,7 @@ export class DynamicBatcher implements Scheduler {
     if (item.deadline !== undefined) e.rejectAt = Math.min(e.rejectAt ?? Infinity, item.deadline);
     if (e.rejectAt !== undefined && e.rejectAt <= this.#o.clock.now()) return item.fail(Errors.timeout(this.#o.model));
     this.#inflight++;
+    this.#o.adaptive?.onArrival(this.#o.clock.now(), Math.max(1, item.batchSize));
     this.#queue.push(e);
     this.#arm(e);
     this.#entries.watch(e);
@@ -120,7 +134,7 @@ export class DynamicBatcher implements Scheduler {
     this.#stopped = true;
     this.#clearDelayTimer();
     for (const e of [...this.#queue]) this.#entries.drop(e as Entry, stoppedError(this.#o.model));
-    await this.#pool.drain();
+    await this.#pool.close();
   }
 
   #pump(): void {
@@ -128,7 +142,8 @@ export class DynamicBatcher implements Scheduler {
     this.#clearDelayTimer();
     while (this.#pool.freeCount > 0 && this.#queue.size > 0) {
       const now = this.#o.clock.now();
-      const choice = formBatch(this.#queue as Iterable<Entry>, this.#o.policy, now);
+      if (this.#o.adaptive) this.#policy.delayMs = this.#o.adaptive.delayMs(now, this.#queue.size);
+      const choice = formBatch(this.#queue as Iterable<Entry>, this.#policy, now);
       if (!choice) break;
       if (choice.until !== undefined) {
         this.#delayTimer = this.#o.clock.setTimer(() => {

@@ -4,3 +4,5 @@ export type { WorkItem, SchedulerHooks, Scheduler, StatDuration } from './schedu
 export { createScheduler } from './create-scheduler.js';
 export { QueuedEntries, QueuedEntry } from './queued-entries.js';
 export { abortReason, stoppedError } from './queue-errors.js';
+export { RateLimiter, type RateLimitResource } from './rate-limiter.js';
+export { AdaptiveDelay, ADAPTIVE_DELAY_PARAMETER } from './adaptive-delay.js';

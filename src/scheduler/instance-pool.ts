@@ -1,6 +1,8 @@
 import type { BackendInstance, ExecuteTimings } from '../backend/index.js';
 import { Errors, TributaryError } from '../errors.js';
 import type { BatchRequest } from './batch-request.js';
+import type { Clock } from './clock.js';
+import type { LimitedInstance } from './rate-limiter.js';
 import type { SchedulerHooks, WorkItem } from './scheduler.js';
 
 export interface InstancePoolOptions {
@@ -9,6 +11,11 @@ export interface InstancePoolOptions {
   readonly hooks: SchedulerHooks | undefined;
   /** Called (synchronously) whenever an instance becomes free. */
   readonly onFree: () => void;
+  /** Each instance's place in the server's rate limiter (--rate-limit=execution_count), by index. */
+  readonly limits?: readonly LimitedInstance[] | undefined;
+  /** Told each execution's rows and duration (ms on `clock`), for the adaptive batching delay. */
+  readonly onExecuted?: ((rows: number, ms: number) => void) | undefined;
+  readonly clock?: Clock | undefined;
 }
 
 /**
@@ -45,33 +52,49 @@ export class InstancePool {
     return this.#busy.indexOf(false);
   }
 
-  /** Execute `batch` on free instance `index`. */
+  /**
+   * Execute `batch` on free instance `index`. The instance is taken at once; with a rate limiter
+   * the batch starts when its resources are granted, so the wait counts as queue time (Triton's).
+   */
   run(index: number, batch: readonly BatchRequest[]): void {
     if (this.#busy[index]) throw Errors.instanceBusy(this.#o.model, index);
     this.#busy[index] = true;
     this.#freeCount--;
+    const slot = this.#o.limits?.[index];
+    const done = slot ? new Promise<void>((resolve) => slot.acquire(() => resolve(this.#execute(index, batch)))) : this.#execute(index, batch);
+    this.#running.add(done);
+    void done.finally(() => this.#running.delete(done));
+  }
+
+  /** Resolves when every executing batch has ended; then leaves the rate limiter. */
+  async close(): Promise<void> {
+    while (this.#running.size) await Promise.allSettled([...this.#running]);
+    const limits = this.#o.limits;
+    if (limits?.length) limits[0]!.limiter.unregister(limits);
+  }
+
+  #execute(index: number, batch: readonly BatchRequest[]): Promise<void> {
     const items: WorkItem[] = batch.map((b) => b.item);
     this.#o.hooks?.onBatchStart?.(items, index);
+    const started = this.#o.onExecuted ? this.#o.clock!.now() : 0;
     let p: Promise<ExecuteTimings | void>;
     try {
       p = this.#instances[index]!.execute(batch);
     } catch (e) {
       p = Promise.reject(e);
     }
-    const done = p.then(
-      (t) => this.#end(index, batch, items, t ?? undefined, undefined),
-      (e: unknown) => this.#end(index, batch, items, undefined, e),
+    return p.then(
+      (t) => this.#end(index, batch, items, t ?? undefined, undefined, started),
+      (e: unknown) => this.#end(index, batch, items, undefined, e, started),
     );
-    this.#running.add(done);
-    void done.finally(() => this.#running.delete(done));
   }
 
-  /** Resolves when every executing batch has ended. */
-  async drain(): Promise<void> {
-    while (this.#running.size) await Promise.allSettled([...this.#running]);
-  }
-
-  #end(index: number, batch: readonly BatchRequest[], items: readonly WorkItem[], timings: ExecuteTimings | undefined, error: unknown): void {
+  #end(index: number, batch: readonly BatchRequest[], items: readonly WorkItem[], timings: ExecuteTimings | undefined, error: unknown, started: number): void {
+    if (this.#o.onExecuted) {
+      let rows = 0;
+      for (const it of items) rows += Math.max(1, it.batchSize);
+      this.#o.onExecuted(rows, this.#o.clock!.now() - started);
+    }
     this.#o.hooks?.onBatchEnd?.(items, timings, index);
     if (error !== undefined) {
       const err = error instanceof TributaryError ? error : Errors.backendFailed(this.#o.model, `instance ${index}: ${error instanceof Error ? error.message : String(error)}`);
@@ -85,5 +108,8 @@ export class InstancePool {
     this.#busy[index] = false;
     this.#freeCount++;
     this.#o.onFree();
+    // After onFree: the pump it schedules re-stages this instance before the limiter picks the
+    // next one (Triton re-stages a released instance whose model has work before allocating).
+    this.#o.limits?.[index]?.release();
   }
 }

@@ -17,6 +17,7 @@ import { QueuedEntries } from './queued-entries.js';
 import { formBatch, type BatchChoice, type BatchPolicy } from './form-batch.js';
 import { InstancePool } from './instance-pool.js';
 import { OrderingGate } from './ordering-gate.js';
+import type { LimitedInstance } from './rate-limiter.js';
 import type { Scheduler, SchedulerHooks, SequenceStats, WorkItem } from './scheduler.js';
 import { Sequence, SequenceEntry, SequenceRequest } from './sequence.js';
 import { compileControls, type ControlBuilder } from './sequence-controls.js';
@@ -28,6 +29,8 @@ export interface SequenceBatcherOptions {
   readonly hooks?: SchedulerHooks | undefined;
   readonly decoupled: boolean;
   readonly initialState: Readonly<Record<string, Uint8Array>>;
+  /** Each instance's place in the server's rate limiter, when it has one. */
+  readonly limits?: readonly LimitedInstance[] | undefined;
 }
 
 /** Triton's default max_sequence_idle_microseconds. */
@@ -82,7 +85,7 @@ export class SequenceBatcher implements Scheduler {
     this.#o = o;
     this.#controls = compileControls(config, o.model);
     this.#states = compileStates(config, o.model, o.initialState);
-    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon });
+    this.#pool = new InstancePool(instances, { model: o.model, decoupled: o.decoupled, hooks: o.hooks, onFree: this.#pumpSoon, limits: o.limits });
     this.#strategy = sb.oldest ? 'oldest' : 'direct';
     const slots = Math.max(1, config.max_batch_size);
     let places = slots;
@@ -173,7 +176,7 @@ export class SequenceBatcher implements Scheduler {
       if (seq.idleTimer !== undefined) this.#o.clock.clearTimer(seq.idleTimer);
       seq.idleTimer = undefined;
     }
-    await this.#pool.drain();
+    await this.#pool.close();
   }
 
   /** Give a new sequence a place on the instance with the most room, or put it in the backlog. */

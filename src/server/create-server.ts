@@ -1,15 +1,18 @@
 import { Observable } from 'rxjs';
 import type { BackendFactory } from '../backend/index.js';
 import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
-import { BackendRegistry } from '../backend/index.js';
+import { BackendRegistry, parseBackendConfig } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';
 import { modelMetadata, type ModelListener, type ModelStatistics } from '../model/index.js';
-import { ModelRepository, type ControlMode, type UploadLimits } from '../repository/index.js';
-import { systemClock, type Clock } from '../scheduler/index.js';
+import { createRepository, type ControlMode, type Repository, type UploadLimits } from '../repository/index.js';
+import { RateLimiter, systemClock, type Clock, type RateLimitResource } from '../scheduler/index.js';
 import { defaultBackends } from './default-backends.js';
+import { createDrainGate, type DrainResult } from './drain-gate.js';
+import { createReadinessLog } from './readiness-log.js';
 import type { LoadOptions, ModelIndexEntry, ModelMetadata, Server, ServerMetadata } from './types.js';
 import { Errors } from '../errors.js';
+import { createResponseCache, type CacheSettings } from '../cache/index.js';
 
 export interface ServerOptions {
   /** One or more repository directories (tritonserver's repeatable --model-repository). */
@@ -27,6 +30,44 @@ export interface ServerOptions {
   extensions?: readonly string[];
   /** Bounds on the `file:` parameters of one load request (default DEFAULT_UPLOAD_LIMITS). */
   uploadLimits?: Partial<UploadLimits>;
+  /**
+   * tritonserver's --model-config-name: load `configs/<name>.pbtxt` of a model directory instead of
+   * its config.pbtxt when that file exists (confined like every name that becomes a path).
+   */
+  modelConfigName?: string;
+  /** tritonserver's --model-load-thread-count: models loaded at once at start and by poll (default 4). */
+  modelLoadThreadCount?: number;
+  /** tritonserver's --model-load-retry-count: more attempts after a failed model load (default 0). */
+  modelLoadRetryCount?: number;
+  /** tritonserver's --model-namespacing: models of one name in several repositories are all served. */
+  modelNamespacing?: boolean;
+  /** The server metadata name (tritonserver's --id; default SERVER_NAME). */
+  id?: string;
+  /**
+   * tritonserver's --strict-readiness: true (default) = ready when live and every model the server
+   * loads is ready; false = ready whenever live, whatever the models' states.
+   */
+  strictReadiness?: boolean;
+  /**
+   * tritonserver's --backend-config entries: `<backend>,<setting>=<value>` or `<setting>=<value>`
+   * (every backend that has the setting); defaults for model parameters a model does not set.
+   */
+  backendConfig?: readonly string[];
+  /** Log each change of the readiness answer, naming the models that hold it back (the CLI sets it). */
+  logReadiness?: boolean;
+  /**
+   * tritonserver's --rate-limit: 'execution_count' = instances execute only when the resources
+   * their instance group's rate_limiter names are free, in priority order; 'off' (default) =
+   * whenever an instance is free.
+   */
+  rateLimit?: 'off' | 'execution_count';
+  /** tritonserver's --rate-limit-resource: copies of each resource (default: the most any instance asks). */
+  rateLimitResources?: readonly RateLimitResource[];
+  /**
+   * The response cache (tritonserver's --cache-config, parsed by `parseCacheConfig`): one per
+   * server, used by the models whose config has `response_cache { enable: true }`.
+   */
+  responseCache?: CacheSettings;
 }
 
 export const SERVER_NAME = 'tributary';
@@ -45,6 +86,14 @@ const CORE_EXTENSIONS = [
  */
 export interface LocalServer extends Server {
   poll(): Promise<void>;
+  /**
+   * Stop as tritonserver does on SIGTERM: readiness turns false at once (liveness stays true),
+   * new inference requests are refused with UNAVAILABLE, the in-flight ones get up to `timeoutMs`
+   * to end, then the rest are answered with an error and cancelled. Call `close()` after it.
+   */
+  drain(timeoutMs: number): Promise<DrainResult>;
+  /** How long a served model version took to load, in ms; undefined when it is not served. */
+  modelLoadMs(name: string, version: string): number | undefined;
 }
 
 /**
@@ -54,10 +103,15 @@ export interface LocalServer extends Server {
 export async function createServer(options: ServerOptions): Promise<LocalServer> {
   const registry = new BackendRegistry();
   for (const b of options.backends ?? defaultBackends()) registry.register(b);
+  // Before anything loads: a bad entry is a start-up error naming the flag.
+  const backendSettings = parseBackendConfig(options.backendConfig ?? [], registry);
   const listeners = new Set<ModelListener>();
   const log = createLogger('server');
+  const cache = options.responseCache ? await createResponseCache(options.responseCache, log) : undefined;
   const paths = typeof options.modelRepository === 'string' ? [options.modelRepository] : [...options.modelRepository];
   let closed = false;
+  const gate = createDrainGate();
+  const logReadiness = options.logReadiness ? createReadinessLog(log) : () => undefined;
 
   // Declared before the repository so BLS children and pipeline steps can reach it.
   const infer = (request: InferenceRequest): Observable<InferenceResponse> =>
@@ -72,20 +126,26 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       return model.infer(request).subscribe(subscriber);
     });
 
-  const repository: ModelRepository = new ModelRepository({
+  const repository: Repository = createRepository({
     paths,
     mode: options.modelControlMode ?? 'none',
     pollSecs: options.repositoryPollSecs ?? 15,
     ...(options.uploadLimits ? { uploadLimits: options.uploadLimits } : {}),
+    ...(options.modelConfigName ? { modelConfigName: options.modelConfigName } : {}),
+    ...(options.modelLoadThreadCount ? { loadThreads: options.modelLoadThreadCount } : {}),
+    ...(options.modelLoadRetryCount ? { loadRetries: options.modelLoadRetryCount } : {}),
     env: {
       registry,
       host: { infer },
       clock: options.clock ?? systemClock,
       strict: options.strictModelConfig ?? false,
+      backendSettings,
+      ...(options.rateLimit === 'execution_count' ? { rateLimiter: new RateLimiter(options.rateLimitResources ?? []) } : {}),
       listeners: () => listeners,
+      ...(cache ? { cache } : {}),
       log,
     },
-  });
+  }, options.modelNamespacing ?? false);
   await repository.start(options.loadModels ?? []);
 
   const extensions = [...CORE_EXTENSIONS, ...(options.extensions ?? [])];
@@ -95,8 +155,14 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
 
   const server: LocalServer = {
     isLive: () => !closed,
-    isReady: () => !closed && repository.isReady(),
-    metadata: (): ServerMetadata => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions }),
+    isReady: () => {
+      const stopping = closed || gate.draining;
+      const ready = !stopping && (options.strictReadiness === false || repository.isReady());
+      logReadiness(ready, () => (stopping ? ['the server is stopping'] : repository.readinessBlockers()));
+      return ready;
+    },
+    metadata: (): ServerMetadata => ({ name: options.id ?? SERVER_NAME, version: SERVER_VERSION, extensions }),
+    modelLoadMs: (name, version) => repository.loadMs(name, version),
     modelReady: (name, version) => {
       try {
         repository.get(name, version);
@@ -123,7 +189,9 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       }
       return { model_stats: stats.sort((a, b) => a.name.localeCompare(b.name) || Number(a.version) - Number(b.version)) };
     },
-    infer,
+    // Only requests from outside pass the gate; pipeline steps and BLS calls use `infer` directly.
+    infer: (request) => gate.admit(request, () => infer(request)),
+    drain: (timeoutMs) => gate.drain(timeoutMs),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),
     loadModel: async (name: string, o?: LoadOptions) => {
       controlAllowed(`load '${name}'`);
@@ -145,6 +213,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       if (closed) return;
       closed = true;
       await repository.close();
+      await cache?.close();
     },
   };
   return server;

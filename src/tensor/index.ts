@@ -1,6 +1,6 @@
 export { DATATYPES, CONFIG_DATATYPES, STORAGE, elementSize, isDataType, fromConfigType, toConfigType } from './datatype.js';
 export type { DataType, ConfigDataType, TypedArray } from './datatype.js';
-export { elementCount, formatShape, shapeMatches, dimsCompatible } from './shape.js';
+export { elementCount, formatShape, shapeMatches, dimsCompatible, resolveReshape } from './shape.js';
 export {
   createTensor, tensorFromBytes, tensorByteSize, tensorToBytes, writeTensorBytes, tensorStrings,
   renameTensor, reshapeTensor,

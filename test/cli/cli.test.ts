@@ -133,6 +133,8 @@ test('unknown commands, unknown flags and bad values: one clear line on stderr, 
     [['graph'], /Usage: tributary graph/],
     [['new-model', 'x', '--backend', 'python'], /--backend 'python' has no scaffold/],
     [['new-model', 'bad/name', '--backend', 'typescript'], /'bad\/name' is not a valid model name/],
+    [['new-model', 'x', '--model-repository', example.dir], /--backend typescript is required/],
+    [['new-model', 'x', '--backend', 'typescript'], /--model-repository <dir> is required/],
   ];
   const runs = await runAll(cases.map(([args]) => args));
   runs.forEach((r, i) => {
@@ -286,7 +288,9 @@ test('new-model NAME --backend typescript scaffolds a model that loads and answe
   try {
     const r = await run(['new-model', 'shout', '--backend', 'typescript', '--model-repository', repo.dir]);
     assert.equal(r.code, 0, r.stderr);
-    for (const f of ['config.pbtxt', '1/model.ts', 'sample-request.json']) assert.ok(r.stdout.includes(join(repo.dir, 'shout', f)), r.stdout);
+    for (const f of ['config.pbtxt', '1/model.ts', 'tsconfig.json', 'sample-request.json']) assert.ok(r.stdout.includes(join(repo.dir, 'shout', f)), r.stdout);
+    assert.ok(r.stdout.includes(`npx tsc -p ${join(repo.dir, 'shout')}`), r.stdout);
+    assert.ok(r.stdout.includes(`npx tributary serve --model-repository ${repo.dir}`), r.stdout);
     const again = await run(['new-model', 'shout', '--backend', 'typescript', '--model-repository', repo.dir]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already has a config\.pbtxt/);

@@ -7,7 +7,8 @@ test('a minimal config gets Triton defaults for every field', () => {
   assert.equal(c.name, 'tiny');
   assert.equal(c.max_batch_size, 0);
   assert.deepEqual(c.version_policy, { latest: { num_versions: 1 } });
-  assert.deepEqual(c.instance_group, [{ name: 'tiny_0', kind: 'KIND_CPU', count: 1, gpus: [], profile: [], passive: false, host_policy: '' }]);
+  // The count waits for the backend (Triton's SetDefaultInstanceCount): see instance-counts.test.ts.
+  assert.deepEqual(c.instance_group, [{ name: 'tiny', kind: 'KIND_CPU', gpus: [], secondary_devices: [], profile: [], passive: false, host_policy: '' }]);
   assert.deepEqual(c.model_transaction_policy, { decoupled: false });
   assert.deepEqual([c.input, c.output, c.batch_input, c.batch_output, c.model_warmup], [[], [], [], [], []]);
   assert.deepEqual([c.parameters, c.metric_tags, c.cc_model_filenames], [{}, {}, {}]);

@@ -117,15 +117,15 @@ test('datatype and dims must agree between producer and consumer, pipeline outpu
   const errs = errors(compilePipeline(p, resolver(a, ints, wide)).problems);
   const dt = errs.find((e) => e.path === 'ensemble_scheduling.step[1].input_map.X');
   assert.ok(dt, JSON.stringify(errs));
-  assert.match(dt.message, /pipeline 'types', step 'a' \(step\[1\]\): input 'X' expects FP32 \[4\] but tensor 'i' from step 'ints' \(step\[0\]\) output 'Y' is INT64 \[4\] \(datatypes differ\)/);
+  assert.match(dt.message, /pipeline 'types', step 'a' \(step\[1\]\): input 'X' expects FP32 \[4\] but tensor 'i' from step 'ints' \(step\[0\]\) output 'Y' is INT64 \[4\] \(inconsistent data type\)/);
   const dims = errs.find((e) => e.path === 'ensemble_scheduling.step[2].input_map.X');
   assert.ok(dims);
-  assert.match(dims.message, /input 'X' expects FP32 \[8\] but tensor 'IN' from the pipeline input is FP32 \[4\] \(dims differ\)/);
+  assert.match(dims.message, /input 'X' expects FP32 \[8\] but tensor 'IN' from the pipeline input is FP32 \[4\] \(inconsistent shape\)/);
   // [-1] from the producer is compatible with [2] in length... but rank 1 vs rank 1: -1 matches 2
   assert.equal(errs.length, 2, JSON.stringify(errs, null, 1));
 });
 
-test('batching: pipeline max_batch_size must be <= every step model\'s, and implicit batch dims line up', () => {
+test('batching: a batching step\'s max_batch_size must reach the pipeline\'s; a non-batching step may join (Triton)', () => {
   const small = model('small', { X: F4 }, { Y: F4 }, { mbs: 4 });
   const none = model('none', { X: F4 }, { Y: F4 });
   const big = model('big', { X: F4 }, { Y: F4 }, { mbs: 16 });
@@ -135,20 +135,44 @@ test('batching: pipeline max_batch_size must be <= every step model\'s, and impl
     { model: 'none', in: { X: 'c' }, out: { Y: 'OUT' } },
   ], { mbs: 8 });
   const errs = errors(compilePipeline(p, resolver(small, none, big)).problems);
-  assert.equal(errs.length, 2, JSON.stringify(errs, null, 1));
-  assert.match(errs[0]!.message, /step 'small' \(step\[1\]\): the pipeline's max_batch_size 8 must be <= model 'small''s max_batch_size 4/);
-  assert.match(errs[1]!.message, /step 'none' \(step\[2\]\): model 'none' does not support batching \(max_batch_size 0\)/);
+  assert.equal(errs.length, 1, JSON.stringify(errs, null, 1));
+  assert.match(errs[0]!.message, /step 'small' \(step\[1\]\): pipeline 'batched' allows maximum batch size 8, but it contains model 'small' which only allows maximum batch size to be 4/);
 
   // A non-batching pipeline may feed a batching step when its dims spell the batch dim out.
   const q = pipeline('explicit', { IN: ['TYPE_FP32', [1, 4]] }, { OUT: ['TYPE_FP32', [2, 4]] }, [
     { model: 'big', in: { X: 'IN' }, out: { Y: 'OUT' } },
   ]);
   assert.deepEqual(compilePipeline(q, resolver(big)).problems, []);
-  // ... but not when the rank is wrong.
+  // Dims equal without the batch dim agree too (ValidateTensorConsistency compares both ways).
   const r = pipeline('rank', { IN: F4 }, { OUT: ['TYPE_FP32', [-1, 4]] }, [{ model: 'big', in: { X: 'IN' }, out: { Y: 'OUT' } }]);
-  const rankErr = errors(compilePipeline(r, resolver(big)).problems);
-  assert.equal(rankErr.length, 1);
-  assert.match(rankErr[0]!.message, /expects FP32 \[-1,4\] but tensor 'IN' from the pipeline input is FP32 \[4\] \(dims differ\)/);
+  assert.deepEqual(compilePipeline(r, resolver(big)).problems, []);
+  // ... but a shape that matches neither way is refused with Triton's phrase.
+  const w = pipeline('wrong', { IN: ['TYPE_FP32', [4, 1]] }, { OUT: ['TYPE_FP32', [-1, 4]] }, [{ model: 'big', in: { X: 'IN' }, out: { Y: 'OUT' } }]);
+  const wrong = errors(compilePipeline(w, resolver(big)).problems);
+  assert.equal(wrong.length, 1, JSON.stringify(wrong, null, 1));
+  assert.match(wrong[0]!.message, /input 'X' expects FP32 \[-1,4\] but tensor 'IN' from the pipeline input is FP32 \[4,1\] \(inconsistent shape\)/);
+});
+
+test('mixed batching: the plan bridges a batch dim of 1 only where a tensor crosses the divide', () => {
+  const none = model('none', { X: ['TYPE_FP32', [1, 4]] }, { Y: ['TYPE_FP32', [1, 4]] });
+  const big = model('big', { X: F4 }, { Y: F4 }, { mbs: 16 });
+  // Batching pipeline: IN [-1,4] -> none (dims [1,4], batch dim explicit) -> big -> OUT.
+  const p = pipeline('mixed', { IN: F4 }, { OUT: F4 }, [
+    { model: 'none', in: { X: 'IN' }, out: { Y: 'mid' } },
+    { model: 'big', in: { X: 'mid' }, out: { Y: 'OUT' } },
+  ], { mbs: 8 });
+  const { plan, problems } = compilePipeline(p, resolver(none, big));
+  assert.deepEqual(problems, []);
+  assert.ok(plan);
+  assert.deepEqual(plan.steps[0]!.inputs[0]!.bridge, { mode: 'strip', dims: [1, 4] });
+  assert.deepEqual(plan.steps[1]!.inputs[0]!.bridge, { mode: 'add', dims: [4] });
+  assert.equal(plan.outputs[0]!.bridge, undefined, 'big batches like the pipeline');
+  // Non-batching pipeline -> batching step -> OUT: the output is bridged back.
+  const n = pipeline('nb', { IN: F4 }, { OUT: F4 }, [{ model: 'big', in: { X: 'IN' }, out: { Y: 'OUT' } }]);
+  const nbPlan = compilePipeline(n, resolver(big)).plan;
+  assert.ok(nbPlan);
+  assert.deepEqual(nbPlan.steps[0]!.inputs[0]!.bridge, { mode: 'add', dims: [4] });
+  assert.deepEqual(nbPlan.outputs[0]!.bridge, { mode: 'strip', dims: [4] });
 });
 
 test('mapped names must exist on the step model and required inputs must be mapped', () => {

@@ -8,6 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { lastValueFrom, toArray } from 'rxjs';
 import { createServer, type Server } from '../../src/server/index.js';
 import { createTensor, type Tensor } from '../../src/tensor/index.js';
+import { quietLog } from '../helpers/quiet-log.js';
+
+// bad_pipeline's step-contribution warning is provoked on purpose.
+quietLog([/bad_pipeline\/config\.pbtxt:\d+:\d+: warning:/]);
 
 const fixtures = fileURLToPath(new URL('../fixtures/pipelines/', import.meta.url));
 const input = (values: number[]) => createTensor('IN', 'FP32', [1, 4], values);

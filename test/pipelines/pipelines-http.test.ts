@@ -2,6 +2,7 @@
 // through the example clients in examples/pipelines/ (so the examples are exercised too).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import lande from 'lande';
 import { identifyLanguages } from '../../examples/pipelines/langid-client.js';
 import { classifySentiment } from '../../examples/pipelines/sentiment-client.js';
@@ -68,6 +69,11 @@ test('ocr: reads two rendered lines top to bottom from PNG, and the same from JP
     assert.ok(lines[0]!.box[3] <= lines[1]!.box[1] + 5, 'first line above the second');
     for (const l of lines) assert.ok(l.box[0] >= 0 && l.box[2] <= 640 && l.score > 0.8);
   }
+});
+
+test('ocr: the README\'s sample image (examples/pipelines/sample-text.png) reads as its two lines', async () => {
+  const [lines] = await readImages(served.url, [readFileSync(new URL('../../examples/pipelines/sample-text.png', import.meta.url))]);
+  assert.deepEqual(lines?.map((l) => l.text), ['Hello from Tributary', 'Read me 2026']);
 });
 
 test('ocr: a batch of images with different line counts is padded per row', async () => {

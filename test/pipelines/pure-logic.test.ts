@@ -1,10 +1,11 @@
-// Small pure modules of the pipelines: top-k, the top_k parameter, CTC decoding, box finding.
+// Small pure modules of the pipelines: top-k, the top_k parameter, CTC decoding, box finding, n-gram features.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseTopK, topK } from '../../pipelines/langid_topk/1/top-k.js';
 import { ctcCharset, ctcGreedyDecode } from '../../pipelines/ocr/1/ctc-decode.js';
 import { findBoxes, sortReadingOrder, DB_DEFAULTS } from '../../pipelines/ocr/1/find-boxes.js';
 import { detInputSize } from '../../pipelines/ocr/1/det-input.js';
+import { featureCount, featurize, normalizeText, type NgramLists } from '../../pipelines/langid_featurize/1/featurize.js';
 
 test('topK: best first, ties by index, k clamped', () => {
   assert.deepEqual(topK([0.1, 0.5, 0.2, 0.5], 3), [1, 3, 2]);
@@ -62,4 +63,30 @@ test('detection input size: long side at most 960, multiples of 32, at least 32'
   assert.deepEqual(detInputSize(640, 200), { width: 640, height: 192 });
   assert.deepEqual(detInputSize(4000, 1000), { width: 960, height: 256 });
   assert.deepEqual(detInputSize(10, 10), { width: 32, height: 32 });
+});
+
+test('featurize: the frequency of each listed n-gram among all n-grams of its length, duplicates and short texts included', () => {
+  const lists: NgramLists = { unigrams: ['a', ' ', 'a', 'z'], bigrams: ['ab', ' a'], trigrams: ['abc'], quadgrams: ['abca'] };
+  // Straight from the definition, over the normalised text ' abcab '.
+  const reference = (text: string) => {
+    const norm = normalizeText(text);
+    const freq = (gram: string) => {
+      const total = norm.length - gram.length + 1;
+      let count = 0;
+      for (let i = 0; i < total; i++) if (norm.slice(i, i + gram.length) === gram) count++;
+      return total > 0 ? count / total : 0;
+    };
+    return Float32Array.from([...lists.unigrams, ...lists.bigrams, ...lists.trigrams, ...lists.quadgrams].map(freq));
+  };
+  const width = featureCount(lists);
+  for (const text of ['abcab', 'ABC-ab!', '', 'a']) {
+    const out = new Float32Array(width * 2).fill(5);
+    featurize(text, lists, out, width);
+    assert.deepEqual(out.subarray(width), reference(text), text);
+    assert.deepEqual(out.subarray(0, width), new Float32Array(width).fill(5), 'writes only its own slice');
+  }
+  const out = new Float32Array(width);
+  featurize('abcab', lists, out);
+  assert.equal(out[0], Math.fround(2 / 7)); // 'a' twice among 7 unigrams of ' abcab '
+  assert.equal(out[2], out[0]); // listed twice, same frequency
 });

@@ -42,6 +42,9 @@ test('batch encoding pads, masks and truncates keeping [SEP]', () => {
   assert.equal(b.inputIds[31], 102n);
   assert.ok(b.attentionMask.subarray(16).every((m) => m === 1n));
   assert.equal(encodeBatch(tokenizer, ['a', 'a b c'], { ...opts, padding: 'longest' }).length, 5);
+  const padded = encodeBatch(tokenizer, ['Hello world!'], { ...opts, maxLength: 7, padId: 3 });
+  assert.deepEqual([...padded.inputIds], [101n, 7592n, 2088n, 999n, 102n, 3n, 3n]);
+  assert.deepEqual([...padded.attentionMask], [1n, 1n, 1n, 1n, 1n, 0n, 0n]);
 });
 
 test('lexicon classifier: logits = (-s/2, s/2) with s the masked sum of AFINN valences', async () => {

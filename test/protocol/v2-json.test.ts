@@ -96,7 +96,7 @@ test('inputs can come from shared memory; without it the error says how to enabl
   const json = { inputs: [{ name: 'I', datatype: 'UINT8', shape: [2], parameters: { shared_memory_region: 'r', shared_memory_offset: 2, shared_memory_byte_size: 2 } }] };
   const { request } = decodeInferRequest(json, { model: 'm', sharedMemory: shm });
   assert.deepEqual(Array.from(request.inputs[0]!.data as Uint8Array), [3, 4]);
-  assert.throws(() => decodeInferRequest(json, ctx), /client shared memory is disabled.*--allow-client-shm=true/);
+  assert.throws(() => decodeInferRequest(json, ctx), /^TributaryError: Client shared memory is disabled.*--allow-client-shm=true/);
 });
 
 test('malformed requests get their own error codes', () => {

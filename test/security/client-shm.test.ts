@@ -267,7 +267,7 @@ test('serve without --allow-client-shm: HTTP register is refused (501) with how 
   writeFileSync(shmEntry(`${P}-offgood`), Buffer.alloc(64));
   const r = await post(s.httpPort, '/v2/systemsharedmemory/region/r/register', { key, offset: 0, byte_size: 16 });
   assert.equal(r.status, 501, r.text);
-  assert.equal(JSON.parse(r.text).error, "system shared memory: client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.");
+  assert.equal(JSON.parse(r.text).error, "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable. (register system shared memory region 'r')");
   const st = await fetch(`http://127.0.0.1:${s.httpPort}/v2/systemsharedmemory/status`);
   assert.equal(st.status, 501);
   assertNothingHappened(r.text);
@@ -277,7 +277,7 @@ test('serve without --allow-client-shm: gRPC register and status are refused (UN
   await startOff();
   const reg = await offCall('SystemSharedMemoryRegister', { name: 'r', key: `/${P}-target`, offset: 0, byte_size: 16 });
   assert.equal(reg.error?.code, status.UNIMPLEMENTED);
-  assert.match(reg.error!.details, /client shared memory is disabled\. Start the server with '--allow-client-shm=true' to enable\./);
+  assert.match(reg.error!.details, /^Client shared memory is disabled\. Start the server with '--allow-client-shm=true' to enable\./);
   const st = await offCall('SystemSharedMemoryStatus', {});
   assert.equal(st.error?.code, status.UNIMPLEMENTED);
   assertNothingHappened(reg.error!.details);
@@ -288,13 +288,13 @@ test('serve without --allow-client-shm: a tensor placed in shared memory is refu
   const params = { shared_memory_region: 'r', shared_memory_byte_size: 16 };
   const h = await post(s.httpPort, '/v2/models/echo/infer', { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1, 4], parameters: params }] });
   assert.equal(h.status, 501);
-  assert.match(JSON.parse(h.text).error, /client shared memory is disabled/);
+  assert.match(JSON.parse(h.text).error, /^Client shared memory is disabled/);
   const g = await offCall('ModelInfer', {
     model_name: 'echo',
     inputs: [{ name: 'IN', datatype: 'INT32', shape: [1, 4], parameters: { shared_memory_region: { string_param: 'r' }, shared_memory_byte_size: { int64_param: 16 } } }],
   });
   assert.equal(g.error?.code, status.UNIMPLEMENTED);
-  assert.match(g.error!.details, /client shared memory is disabled/);
+  assert.match(g.error!.details, /Client shared memory is disabled/);
 });
 
 test('serve without --allow-client-shm: the extension is not advertised over HTTP or gRPC', async () => {

@@ -203,7 +203,7 @@ test('grpc unload: a NUL in the model name is refused', async () => {
 
 // --- file: keys ---------------------------------------------------------------------------------
 
-const FILE_REFUSED = /^failed to load 'up': load parameter "file:.*" is refused: /;
+const FILE_REFUSED = /^failed to load 'up', failed to poll from model repository: load parameter "file:.*" is refused: /;
 for (const [transport, key, what] of [
   ['http', '../../../pwned.txt', 'dot-dot out of the upload directory'],
   ['grpc', '@UP/pwned.txt', 'dot-dot into the sentinel directory'],
@@ -222,12 +222,12 @@ for (const [transport, key, what] of [
 
 test('http load: two file: keys that collide (a file where a directory is needed) are refused', async () => {
   await attack(() => httpLoad(kit, 'up', httpParams({ config: identityJson('up'), files: { ...IDENTITY_FILES, x: 'a', 'x/y': 'b' } })),
-    /^failed to load 'up': load parameter "file:x\/y" collides with another 'file:' parameter/);
+    /^failed to load 'up', failed to poll from model repository: load parameter "file:x\/y" collides with another 'file:' parameter/);
 });
 
 test("grpc load: a file: key naming the model directory itself ('.') is refused", async () => {
   await attack(() => grpcLoad(kit, 'up', { config: identityJson('up'), files: { ...IDENTITY_FILES, '.': 'x' } }),
-    "failed to load 'up': load parameter \"file:.\" names the model directory itself");
+    "failed to load 'up', failed to poll from model repository: load parameter \"file:.\" names the model directory itself");
 });
 
 // --- the config parameter -------------------------------------------------------------------------
@@ -237,11 +237,11 @@ test('http load: config text that is not JSON is refused', async () => {
 });
 
 test('grpc load: config text that is not JSON is refused with Triton wording', async () => {
-  await attack(() => grpcLoad(kit, 'up', { config: '{ not json', files: IDENTITY_FILES }), "failed to load 'up': the 'config' parameter is not valid JSON");
+  await attack(() => grpcLoad(kit, 'up', { config: '{ not json', files: IDENTITY_FILES }), "failed to load 'up', failed to poll from model repository: Invalid config override: the 'config' parameter is not valid JSON");
 });
 
 test('grpc load: a config that is JSON but not an object is refused', async () => {
-  await attack(() => grpcLoad(kit, 'up', { config: '["/etc/passwd"]', files: IDENTITY_FILES }), "failed to load 'up': the 'config' parameter must be a JSON object");
+  await attack(() => grpcLoad(kit, 'up', { config: '["/etc/passwd"]', files: IDENTITY_FILES }), "failed to load 'up', failed to poll from model repository: Invalid config override: the 'config' parameter must be a JSON object");
 });
 
 test("grpc load: file: parameters without 'config' are refused", async () => {
@@ -255,43 +255,43 @@ const secretBin = () => join(outside, 'secret.bin');
 
 test('http upload: label_filename climbing out of the upload directory is refused', async () => {
   await attack(() => httpLoad(kit, 'up', httpParams({ config: identityJson('up', {}, { label_filename: `${UP}${secretTxt().slice(1)}` }), files: IDENTITY_FILES })),
-    /^failed to load 'up': output 'OUT' label_filename ".*" is refused: it contains '\.\.'/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: output 'OUT' label_filename ".*" is refused: it contains '\.\.'/);
 });
 
 test('grpc upload: an absolute label_filename is refused', async () => {
   await attack(() => grpcLoad(kit, 'up', { config: identityJson('up', {}, { label_filename: secretTxt() }), files: IDENTITY_FILES }),
-    /^failed to load 'up': output 'OUT' label_filename ".*" is refused: it is an absolute path/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: output 'OUT' label_filename ".*" is refused: it is an absolute path/);
 });
 
 test('http upload: an absolute default_model_filename (a real ONNX model outside) is refused', async () => {
   await attack(() => httpLoad(kit, 'up', httpParams({ config: addJson('up', { default_model_filename: join(outside, 'model.onnx') }), files: { '1/.keep': '' } })),
-    /^failed to load 'up': default_model_filename ".*" is refused: it is an absolute path/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: default_model_filename ".*" is refused: it is an absolute path/);
 });
 
 test('grpc upload: default_model_filename with dot-dot is refused', async () => {
   await attack(() => grpcLoad(kit, 'up', { config: addJson('up', { default_model_filename: `${UP}${join(outside, 'model.onnx').slice(1)}` }), files: { '1/.keep': '' } }),
-    /^failed to load 'up': default_model_filename ".*" is refused: it contains '\.\.'/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: default_model_filename ".*" is refused: it contains '\.\.'/);
 });
 
 test('http upload: a warmup input_data_file climbing out is refused', async () => {
   const warm = { model_warmup: [{ name: 'w', inputs: { IN: { data_type: 'TYPE_INT32', dims: [2], input_data_file: `../${UP}${secretBin().slice(1)}` } } }] };
   await attack(() => httpLoad(kit, 'up', httpParams({ config: identityJson('up', warm), files: IDENTITY_FILES })),
-    /^failed to load 'up': model_warmup 'w' input 'IN' input_data_file ".*" is refused: it contains '\.\.'/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file ".*" is refused: it contains '\.\.'/);
 });
 
 test('grpc upload: an absolute initial_state data_file is refused', async () => {
   await attack(() => grpcLoad(kit, 'up', { config: accumulatorJson('up', secretBin()), files: { '1/model.onnx': readFileSync(testModelPath('accumulator.onnx')) } }),
-    /^failed to load 'up': sequence_batching state 'STATE_IN' initial_state data_file ".*" is refused: it is an absolute path/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: sequence_batching state 'STATE_IN' initial_state data_file ".*" is refused: it is an absolute path/);
 });
 
 test('http upload: ONNX external data with a dot-dot location is refused by onnxruntime, without server paths', async () => {
   await attack(() => httpLoad(kit, 'up', httpParams({ config: addJson('up'), files: { '1/model.onnx': externalDataModel(`${UP}${secretBin().slice(1)}`) } })),
-    /^failed to load 'up': onnxruntime could not load '1\/model\.onnx': .*External data path/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: onnxruntime could not load '1\/model\.onnx': .*External data path/);
 });
 
 test('grpc upload: ONNX external data with an absolute location is refused by onnxruntime', async () => {
   await attack(() => grpcLoad(kit, 'up', { config: addJson('up'), files: { '1/model.onnx': externalDataModel(secretBin()) } }),
-    /^failed to load 'up': onnxruntime could not load '1\/model\.onnx': .*Absolute path not allowed/);
+    /^load failed for model 'up': version 1 is at UNAVAILABLE state: Invalid argument: onnxruntime could not load '1\/model\.onnx': .*Absolute path not allowed/);
 });
 
 test('control: ONNX external data inside the version directory loads and serves (so the refusals above are about the location)', async () => {
@@ -309,35 +309,35 @@ test('control: ONNX external data inside the version directory loads and serves 
 test('http upload: more file: parameters than the limit are refused before anything is written', async () => {
   const files = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`1/f${i}`, 'x']));
   await attack(() => httpLoad(kit, 'up', httpParams({ config: identityJson('up'), files })),
-    "failed to load 'up': the request sends 9 'file:' parameters, more than the limit of 8");
+    "failed to load 'up', failed to poll from model repository: the request sends 9 'file:' parameters, more than the limit of 8");
 });
 
 test('grpc upload: more bytes than the limit are refused before anything is written', async () => {
   await attack(() => grpcLoad(kit, 'up', { config: identityJson('up'), files: { ...IDENTITY_FILES, '1/big.bin': new Uint8Array(256 * 1024 + 1) } }),
-    `failed to load 'up': the 'file:' parameters hold ${256 * 1024 + 1} bytes, more than the limit of ${256 * 1024}`);
+    `failed to load 'up', failed to poll from model repository: the 'file:' parameters hold ${256 * 1024 + 1} bytes, more than the limit of ${256 * 1024}`);
 });
 
 // --- file-naming fields and symbolic links in the repository on disk --------------------------------
 
 for (const [transport, model, prefix] of [
-  ['grpc', 'label_dotdot', /^failed to load 'label_dotdot': output 'OUT' label_filename "(\.\.\/)+.*secret\.txt" is refused: it contains '\.\.'/],
-  ['http', 'label_abs', `failed to load 'label_abs': output 'OUT' label_filename "`],
-  ['grpc', 'label_link', `failed to load 'label_link': output 'OUT' label_filename "labels.txt" is refused: it leaves its directory through a symbolic link`],
-  ['http', 'model_link', `failed to load 'model_link': model file "model.onnx" is refused: it leaves its directory through a symbolic link`],
-  ['grpc', 'version_link', `failed to load 'version_link': version directory "1" is refused: it leaves its directory through a symbolic link`],
-  ['http', 'dmf_dotdot', /^failed to load 'dmf_dotdot': default_model_filename "(\.\.\/)+.*model\.onnx" is refused: it contains '\.\.'/],
-  ['grpc', 'dmf_abs', `failed to load 'dmf_abs': default_model_filename "`],
-  ['http', 'state_dotdot', /^failed to load 'state_dotdot': sequence_batching state 'STATE_IN' initial_state data_file "(\.\.\/)+.*secret\.bin" is refused: it contains '\.\.'/],
-  ['grpc', 'state_dirlink', `failed to load 'state_dirlink': sequence_batching state 'STATE_IN' initial_state data_file "initial_state/secret.bin" is refused: it leaves its directory through a symbolic link`],
-  ['http', 'warmup_dotdot', /^failed to load 'warmup_dotdot': model_warmup 'w' input 'IN' input_data_file "(\.\.\/)+.*secret\.bin" is refused: it contains '\.\.'/],
-  ['grpc', 'warmup_dirlink', `failed to load 'warmup_dirlink': model_warmup 'w' input 'IN' input_data_file "warmup/secret.bin" is refused: it leaves its directory through a symbolic link`],
-  ['http', 'config_link', `failed to load 'config_link': config file "config.pbtxt" is refused: it leaves its directory through a symbolic link`],
-  ['grpc', 'ensemble_step', `failed to load 'ensemble_step': ensemble_scheduling step model_name: invalid model name "../outside"`],
-  ['http', 'ts_link', `failed to load 'ts_link': model file "model.ts" is refused: it leaves its directory through a symbolic link`],
-  ['grpc', 'ts_js_link', `failed to load 'ts_js_link': model file "model.js" is refused: it leaves its directory through a symbolic link`],
-  ['http', 'ext_dotdot', `failed to load 'ext_dotdot': onnxruntime could not load '1/model.onnx': `],
-  ['grpc', 'ext_abs', `failed to load 'ext_abs': onnxruntime could not load '1/model.onnx': `],
-  ['http', 'ext_link', `failed to load 'ext_link': onnxruntime could not load '1/model.onnx': `],
+  ['grpc', 'label_dotdot', /^load failed for model 'label_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: output 'OUT' label_filename "(\.\.\/)+.*secret\.txt" is refused: it contains '\.\.'/],
+  ['http', 'label_abs', `load failed for model 'label_abs': version 1 is at UNAVAILABLE state: Invalid argument: output 'OUT' label_filename "`],
+  ['grpc', 'label_link', `load failed for model 'label_link': version 1 is at UNAVAILABLE state: Invalid argument: output 'OUT' label_filename "labels.txt" is refused: it leaves its directory through a symbolic link`],
+  ['http', 'model_link', `load failed for model 'model_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.onnx" is refused: it leaves its directory through a symbolic link`],
+  ['grpc', 'version_link', `load failed for model 'version_link': version 1 is at UNAVAILABLE state: Invalid argument: version directory "1" is refused: it leaves its directory through a symbolic link`],
+  ['http', 'dmf_dotdot', /^load failed for model 'dmf_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: default_model_filename "(\.\.\/)+.*model\.onnx" is refused: it contains '\.\.'/],
+  ['grpc', 'dmf_abs', `load failed for model 'dmf_abs': version 1 is at UNAVAILABLE state: Invalid argument: default_model_filename "`],
+  ['http', 'state_dotdot', /^load failed for model 'state_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: sequence_batching state 'STATE_IN' initial_state data_file "(\.\.\/)+.*secret\.bin" is refused: it contains '\.\.'/],
+  ['grpc', 'state_dirlink', `load failed for model 'state_dirlink': version 1 is at UNAVAILABLE state: Invalid argument: sequence_batching state 'STATE_IN' initial_state data_file "initial_state/secret.bin" is refused: it leaves its directory through a symbolic link`],
+  ['http', 'warmup_dotdot', /^load failed for model 'warmup_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file "(\.\.\/)+.*secret\.bin" is refused: it contains '\.\.'/],
+  ['grpc', 'warmup_dirlink', `load failed for model 'warmup_dirlink': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file "warmup/secret.bin" is refused: it leaves its directory through a symbolic link`],
+  ['http', 'config_link', `failed to load 'config_link', failed to poll from model repository: config file "config.pbtxt" is refused: it leaves its directory through a symbolic link`],
+  ['grpc', 'ensemble_step', `load failed for model 'ensemble_step': ensemble_scheduling step model_name: invalid model name "../outside"`],
+  ['http', 'ts_link', `load failed for model 'ts_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.ts" is refused: it leaves its directory through a symbolic link`],
+  ['grpc', 'ts_js_link', `load failed for model 'ts_js_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.js" is refused: it leaves its directory through a symbolic link`],
+  ['http', 'ext_dotdot', `load failed for model 'ext_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: onnxruntime could not load '1/model.onnx': `],
+  ['grpc', 'ext_abs', `load failed for model 'ext_abs': version 1 is at UNAVAILABLE state: Invalid argument: onnxruntime could not load '1/model.onnx': `],
+  ['http', 'ext_link', `load failed for model 'ext_link': version 1 is at UNAVAILABLE state: Invalid argument: onnxruntime could not load '1/model.onnx': `],
 ] as const) {
   test(`${transport} load of on-disk '${model}' is refused`, async () => {
     await attack(() => load(kit, transport, model, {}), prefix);
@@ -349,19 +349,19 @@ for (const [transport, model, prefix] of [
 
 test('http reload with a traversing file: key keeps the loaded version answering', async () => {
   assert.deepEqual(await inferServed(), [2, 3, 4, 5]);
-  await attack(() => httpLoad(kit, 'served', httpParams({ config: addJson('served'), files: { ...ADD1(), '../../../pwned.onnx': 'x' } })), /^failed to load 'served': load parameter "file:\.\.\/.*" is refused: it contains '\.\.'/);
+  await attack(() => httpLoad(kit, 'served', httpParams({ config: addJson('served'), files: { ...ADD1(), '../../../pwned.onnx': 'x' } })), /^failed to load 'served', failed to poll from model repository: load parameter "file:\.\.\/.*" is refused: it contains '\.\.'/);
   assert.deepEqual(await inferServed(), [2, 3, 4, 5]);
 });
 
 test('grpc reload whose uploaded config names a label file outside keeps the loaded version answering', async () => {
   await attack(() => grpcLoad(kit, 'served', { config: addJson('served', { output: [{ name: 'y', data_type: 'TYPE_FP32', dims: [4], label_filename: secretTxt() }] }), files: ADD1() }),
-    /^failed to load 'served': output 'y' label_filename/);
+    /^load failed for model 'served': version 1 is at UNAVAILABLE state: Invalid argument: output 'y' label_filename/);
   assert.deepEqual(await inferServed(), [2, 3, 4, 5]);
 });
 
 test('grpc reload from disk with a config override naming a model file outside keeps the loaded version answering', async () => {
   await attack(() => grpcLoad(kit, 'served', { config: addJson('served', { default_model_filename: relative(join(kit.repo, 'served', '1'), join(outside, 'model.onnx')) }) }),
-    /^failed to load 'served': default_model_filename/);
+    /^load failed for model 'served': version 1 is at UNAVAILABLE state: Invalid argument: default_model_filename/);
   assert.deepEqual(await inferServed(), [2, 3, 4, 5]);
   assert.deepEqual((await kit.server.repositoryIndex()).filter((m) => m.name === 'served').map((m) => m.state), ['READY']);
 });

@@ -155,7 +155,7 @@ const diskOnly: Attack[] = [
 function checkRefusal(a: Attack, name: string, r: { status: number; text: string }, fromLogs: string[]) {
   assert.equal(r.status, 400, r.text);
   const msg = (JSON.parse(r.text) as { error: string }).error;
-  assert.ok(msg.startsWith(`failed to load '${name}'`), msg);
+  assert.ok(msg.startsWith(`load failed for model '${name}': version 1 is at UNAVAILABLE state: `), msg);
   assert.match(msg, new RegExp(`(^|\\s)${a.at.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\d+: `), `location ${a.at}<col> in: ${msg}`);
   assert.match(msg, a.says);
   for (const p of [REPO, PROJECT, 'tributary-load-']) assert.ok(!msg.includes(p), `message names a server path (${p}): ${msg}`);

@@ -81,14 +81,17 @@ test('HTTP: a request for an unknown sequence without START is a clear 400', asy
   assert.match(r.body.error, /accumulator_onnx.*sequence 999001.*START/);
 });
 
-test('HTTP: a JSON sequence_id past 2^53 is refused clearly rather than rounded', async () => {
-  const res = await fetch(`${s.base}/v2/models/accumulator_onnx/infer`, {
+test('HTTP: a JSON sequence_id keeps all 64 bits; past 2^64 it is refused clearly rather than rounded', async () => {
+  const send = (id: string) => fetch(`${s.base}/v2/models/accumulator_onnx/infer`, {
     method: 'POST', headers: { 'content-type': 'application/json' },
-    body: '{"parameters":{"sequence_id":18446744073709551615,"sequence_start":true},'
+    body: `{"parameters":{"sequence_id":${id},"sequence_start":true,"sequence_end":true},`
       + '"inputs":[{"name":"INPUT","datatype":"FP32","shape":[1,1],"data":[1]}]}',
   });
-  assert.equal(res.status, 400);
-  assert.match(((await res.json()) as { error: string }).error, /sequence_id/);
+  const max = await send('18446744073709551615');
+  assert.equal(max.status, 200, await max.clone().text());
+  const past = await send('18446744073709551616');
+  assert.equal(past.status, 400);
+  assert.match(((await past.json()) as { error: string }).error, /sequence_id.*18446744073709551616/);
 });
 
 test('HTTP: a sequence request without an id is a clear 400', async () => {

@@ -1,6 +1,7 @@
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
+import { forwardHeaders } from '../../protocol/index.js';
 import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
@@ -12,7 +13,7 @@ import { toServiceError } from './service-error.js';
  * Unary ModelInfer: one request, one response. Decoupled models are refused (they need a stream).
  * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
  */
-export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
+export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry, headerPattern?: RegExp): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
   return (call: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
@@ -25,6 +26,8 @@ export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry): 
     try {
       decoded = inferRequestFromProto(msg, { readSharedMemory });
       if (plane.isDecoupled(msg.model_name, msg.model_version)) throw Errors.decoupledUnary(msg.model_name);
+      const parameters = forwardHeaders(headerPattern, msg.model_name, Object.entries(call.metadata.toJSON()), decoded.request.parameters);
+      if (parameters) decoded.request.parameters = parameters;
     } catch (e) {
       callback(toServiceError(e));
       return;

@@ -1,6 +1,7 @@
 import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
 import type { Subscription } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
+import { forwardHeaders } from '../../protocol/index.js';
 import { emptyFinalResponse, inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
@@ -17,13 +18,20 @@ type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResp
  * and the stream stays open. When the client half-closes, the stream ends after the in-flight
  * requests finish; when it cancels (or the connection drops), every in-flight request is
  * unsubscribed, i.e. cancelled.
+ *
+ * Each open stream puts in `open` a function that ends it (status OK) as soon as its in-flight
+ * requests are done, as a half-close would: the server calls them when it stops, so an idle stream
+ * does not hold the process up until the forced close.
  */
-export function modelStreamInferHandler(plane: DataPlane, shm: SharedMemoryRegistry): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
+export function modelStreamInferHandler(
+  plane: DataPlane, shm: SharedMemoryRegistry, open: Set<() => void> = new Set(), headerPattern?: RegExp,
+): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
 
   return (call: StreamCall) => {
     const active = new Set<Subscription>();
+    const headers = headerPattern ? Object.entries(call.metadata.toJSON()) : [];
     let halfClosed = false;
     let closed = false;
 
@@ -35,14 +43,17 @@ export function modelStreamInferHandler(plane: DataPlane, shm: SharedMemoryRegis
         parameters: {}, outputs: [], raw_output_contents: [],
       },
     });
+    const endWhenIdle = () => { halfClosed = true; maybeEnd(); };
     const maybeEnd = () => {
       if (halfClosed && active.size === 0 && !closed) {
         closed = true;
+        open.delete(endWhenIdle);
         call.end();
       }
     };
     const cancelAll = () => {
       closed = true;
+      open.delete(endWhenIdle);
       for (const s of active) s.unsubscribe();
       active.clear();
     };
@@ -53,6 +64,9 @@ export function modelStreamInferHandler(plane: DataPlane, shm: SharedMemoryRegis
       try {
         decoded = inferRequestFromProto(msg, { readSharedMemory });
         decoupled = plane.isDecoupled(msg.model_name, msg.model_version);
+        // The stream's headers go with each of its requests.
+        const parameters = forwardHeaders(headerPattern, msg.model_name, headers, decoded.request.parameters);
+        if (parameters) decoded.request.parameters = parameters;
       } catch (e) {
         sendError(e, msg);
         return;
@@ -105,7 +119,8 @@ export function modelStreamInferHandler(plane: DataPlane, shm: SharedMemoryRegis
       if (msg instanceof RefusedRequest) sendError(msg.error, { model_name: '', inputs: [] });
       else start(msg);
     });
-    call.on('end', () => { halfClosed = true; maybeEnd(); });
+    open.add(endWhenIdle);
+    call.on('end', endWhenIdle);
     call.on('cancelled', cancelAll);
     call.on('error', cancelAll);
   };

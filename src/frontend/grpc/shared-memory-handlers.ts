@@ -20,8 +20,13 @@ export function sharedMemoryHandlers(plane: DataPlane): UntypedServiceImplementa
       plane.systemUnregister(r.name || undefined);
       return {};
     }),
-    CudaSharedMemoryStatus: unary((r: { name: string }) => plane.cudaStatus(r.name || undefined)),
+    CudaSharedMemoryStatus: unary((r: { name: string }) => ({
+      regions: Object.fromEntries(plane.cudaStatus(r.name || undefined).map((s) => [s.name, s])),
+    })),
     CudaSharedMemoryRegister: unary((r: { name: string }) => plane.cudaRegister(r.name)),
-    CudaSharedMemoryUnregister: unary((r: { name: string }) => plane.cudaUnregister(r.name || undefined)),
+    CudaSharedMemoryUnregister: unary((r: { name: string }) => {
+      plane.cudaUnregister(r.name || undefined);
+      return {};
+    }),
   };
 }

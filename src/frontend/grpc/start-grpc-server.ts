@@ -13,6 +13,7 @@ import { repositoryHandlers } from './repository-handlers.js';
 import { serverCredentials, type GrpcTlsOptions } from './server-credentials.js';
 import { healthHandlers, serverHandlers } from './server-handlers.js';
 import { settingsHandlers } from './settings-handlers.js';
+import { keepaliveChannelOptions, type GrpcKeepaliveOptions } from './grpc-keepalive.js';
 import { sharedMemoryHandlers } from './shared-memory-handlers.js';
 import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 
@@ -42,13 +43,20 @@ export interface GrpcServerOptions {
    * `server` and `sharedMemory` is made when absent.
    */
   dataPlane?: DataPlane;
+  /** Keepalive pings and connection age (tritonserver's --grpc-keepalive-* flags); gRPC core's defaults when absent. */
+  keepalive?: GrpcKeepaliveOptions;
+  /** Inference request headers (metadata keys) matching this are passed as request parameters (--grpc-header-forward-pattern). */
+  headerForwardPattern?: RegExp;
 }
 
 export interface GrpcServerHandle {
   /** The bound port (the real one when `port` was 0). */
   port: number;
-  /** Stop accepting calls; in-flight calls get a grace second, then are cancelled. */
-  close(): Promise<void>;
+  /**
+   * Stop accepting connections and calls: open ModelStreamInfer streams end (OK) once their
+   * requests are done, other calls get `graceMs` (default 1000) to finish, then are cancelled.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 const log = createLogger('grpc');
@@ -92,14 +100,16 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     'grpc.max_receive_message_length': options.maxInputBytes ?? GRPC_DEFAULTS.maxInputBytes,
     'grpc.max_send_message_length': MAX_SEND_BYTES,
     'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? GRPC_DEFAULTS.maxConcurrentStreams,
+    ...keepaliveChannelOptions(options.keepalive ?? {}, log),
   });
+  const openStreams = new Set<() => void>();
   grpcServer.addService(inferenceService(packages), restrictGrpcHandlers(restrictions, {
     ...serverHandlers(plane),
     ...repositoryHandlers(plane),
     ...sharedMemoryHandlers(plane),
     ...settingsHandlers(plane),
-    ModelInfer: modelInferHandler(plane, shm),
-    ModelStreamInfer: modelStreamInferHandler(plane, shm),
+    ModelInfer: modelInferHandler(plane, shm, options.headerForwardPattern),
+    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, options.headerForwardPattern),
   }));
   grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(plane)));
 
@@ -112,10 +122,11 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
 
   return {
     port,
-    close: () => new Promise<void>((resolve) => {
+    close: (graceMs = CLOSE_GRACE_MS) => new Promise<void>((resolve) => {
       const done = () => resolve();
       listener.close();
-      const timer = setTimeout(() => { grpcServer.forceShutdown(); done(); }, CLOSE_GRACE_MS);
+      for (const end of [...openStreams]) end();
+      const timer = setTimeout(() => { grpcServer.forceShutdown(); done(); }, graceMs);
       grpcServer.tryShutdown(() => { clearTimeout(timer); done(); });
     }),
   };

@@ -2,8 +2,8 @@
  * HTTP compression (Triton's `Content-Encoding` / `Accept-Encoding` support): gzip or deflate
  * request bodies are inflated as they stream in, so read-body.ts bounds the inflated size (a zip
  * bomb is refused with 413 as soon as its output passes --http-max-input-size, and its inflater is
- * destroyed); responses are compressed when the client accepts it and the body is large enough to
- * be worth it.
+ * destroyed); inference responses are compressed when the client accepts it and the body is
+ * large enough to be worth it.
  */
 import { createGunzip, createInflate, gzip, deflate } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -45,10 +45,18 @@ export function responseEncoding(request: FastifyRequest, size: number, threshol
   return accept && size >= threshold ? pick(accept) : undefined;
 }
 
-/** onSend hook: compress string/Buffer payloads of at least `threshold` bytes when accepted. */
+/**
+ * Only inference responses are compressed, as in Triton: its HTTP front end compresses nothing
+ * else, and Triton's async Python client reads other bodies (a model config) without inflating.
+ */
+function isInferRoute(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.endsWith('/infer') === true;
+}
+
+/** onSend hook: compress inference payloads (string/Buffer) of at least `threshold` bytes when accepted. */
 export function compressResponse(threshold: number) {
   return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, p?: unknown) => void): void => {
-    if (!request.headers['accept-encoding'] || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || reply.getHeader('content-encoding')) {
+    if (!request.headers['accept-encoding'] || !isInferRoute(request) || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || reply.getHeader('content-encoding')) {
       done(null, payload);
       return;
     }

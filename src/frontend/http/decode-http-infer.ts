@@ -4,7 +4,7 @@ import {
   HEADER_LENGTH, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
   type DecodedInfer, type SharedMemoryAccess,
 } from '../../protocol/index.js';
-import { parseBoundedJsonBytes, type DataPlane } from '../../dataplane/index.js';
+import { decodeBoundedJsonBytes, type DataPlane } from '../../dataplane/index.js';
 import { markExclusive } from '../../tensor/index.js';
 
 /** Bodies at least this large may be moved to a worker thread rather than copied there. */
@@ -19,11 +19,14 @@ function offerBody(body: Buffer): void {
   if (body.byteLength >= EXCLUSIVE_MIN_BYTES) markExclusive(body.buffer);
 }
 
-/** A POST body as JSON (depth-bounded); an empty body is `{}`. */
-export function jsonBody(request: FastifyRequest, what: string): unknown {
+/**
+ * A POST body decoded from JSON (depth-bounded; an empty body is `{}`), parsed exactly only when
+ * `decode` needs it (decodeBoundedJsonBytes).
+ */
+export function decodeJsonBody<T>(request: FastifyRequest, what: string, decode: (json: unknown, lossy: boolean) => T): T {
   const body = request.body as Buffer | undefined;
-  if (!body || body.byteLength === 0) return {};
-  return parseBoundedJsonBytes(body, what);
+  if (!body || body.byteLength === 0) return decode({}, false);
+  return decodeBoundedJsonBytes(body, what, decode);
 }
 
 /**
@@ -50,8 +53,9 @@ export function decodeHttpInfer(
     return { request: req, encoding: { binaryDefault: true } };
   }
   const { json, binary } = splitInferBody(body, headerLength);
-  const obj = parseBoundedJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request');
-  const decoded = decodeInferRequest(obj, binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory });
+  const ctx = binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory };
+  const decoded = decodeBoundedJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request',
+    (obj, lossy) => decodeInferRequest(obj, { ...ctx, lossy }));
   if (binary) offerBody(body);
   return decoded;
 }

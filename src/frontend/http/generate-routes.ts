@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import { decodeGenerateRequest, encodeGenerateResponse } from '../../protocol/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
-import { jsonBody } from './decode-http-infer.js';
+import { decodeJsonBody } from './decode-http-infer.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { respondStream, respondUnary } from './respond-stream.js';
 
@@ -17,7 +17,8 @@ export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane): 
     const meta = plane.modelMetadata(model, version);
     const body = req.body as Buffer | undefined;
     if (!body || body.byteLength === 0) throw Errors.requestBodyEmpty('generate', model);
-    return decodeGenerateRequest(jsonBody(req, 'generate request'), { model, ...(version ? { version } : {}), inputs: meta.inputs });
+    const ctx = { model, ...(version ? { version } : {}), inputs: meta.inputs };
+    return decodeJsonBody(req, 'generate request', (json, lossy) => decodeGenerateRequest(json, { ...ctx, lossy }));
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     // A decoding error is thrown to the one error handler (send-error.ts).

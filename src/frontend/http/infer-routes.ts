@@ -1,25 +1,29 @@
 /** POST /v2/models/{m}[/versions/{v}]/infer: unary, or SSE with `Accept: text/event-stream`. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
-import { encodeInferResponse, encodeInferResponseParts, type SharedMemoryAccess } from '../../protocol/index.js';
+import { encodeInferResponse, encodeInferResponseParts, forwardHeaders, type SharedMemoryAccess } from '../../protocol/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
 import { respondStream, respondUnary, wantsEventStream } from './respond-stream.js';
 import { sendBinaryResponse } from './send-binary-response.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 
-export function registerInferRoutes(app: FastifyInstance, plane: DataPlane, shm: SharedMemoryAccess | undefined, compressThreshold = 1024): void {
+export function registerInferRoutes(
+  app: FastifyInstance, plane: DataPlane, shm: SharedMemoryAccess | undefined, compressThreshold = 1024, headerPattern?: RegExp,
+): void {
   const handler = (request: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     const { model, version } = request.params;
     // A decoding error is thrown to the one error handler (send-error.ts).
     const decoded = decodeHttpInfer(request, plane, model, version, shm);
+    const parameters = forwardHeaders(headerPattern, model, Object.entries(request.headers), decoded.request.parameters);
+    if (parameters) decoded.request.parameters = parameters;
     const responses = plane.infer(decoded.request);
     if (wantsEventStream(request)) {
       // Events carry JSON only; shared-memory placement still applies.
       const enc = decoded.encoding.sharedMemory
         ? { binaryDefault: false, sharedMemory: decoded.encoding.sharedMemory }
         : { binaryDefault: false };
-      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body as string, { endEvent: true });
+      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true });
     }
     return respondUnary(reply, model, responses, (r) => {
       const out = encodeInferResponseParts(r, decoded.encoding, shm);

@@ -1,6 +1,7 @@
 /** Server and model metadata, health, readiness, config and statistics. */
 import type { FastifyInstance } from 'fastify';
 import type { DataPlane } from '../../dataplane/index.js';
+import { modelConfigToJson } from '../../protocol/index.js';
 import { modelRoute } from './model-route.js';
 import { objectResponse, serverMetadataResponse } from './route-schemas.js';
 
@@ -14,7 +15,7 @@ export function registerModelRoutes(app: FastifyInstance, plane: DataPlane): voi
   });
   const response = { response: objectResponse };
   modelRoute(app, 'GET', '', (req) => plane.modelMetadata(req.params.model, req.params.version), { schema: response });
-  modelRoute(app, 'GET', '/config', (req) => plane.modelConfig(req.params.model, req.params.version), { schema: response });
+  modelRoute(app, 'GET', '/config', (req) => modelConfigToJson(plane.modelConfig(req.params.model, req.params.version)), { schema: response });
   app.get('/v2/models/stats', { schema: response }, () => plane.modelStatistics());
   modelRoute(app, 'GET', '/stats', (req) => plane.modelStatistics(req.params.model, req.params.version), { schema: response });
 }

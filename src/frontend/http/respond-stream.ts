@@ -10,6 +10,9 @@ import type { Observable } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
 import type { InferenceResponse } from '../../inference/index.js';
 
+const DATA = Buffer.from('data: ');
+const EVENT_END = Buffer.from('\n\n');
+
 export function wantsEventStream(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
   return accept !== undefined && accept.includes('text/event-stream');
@@ -23,7 +26,7 @@ function isEndMarker(r: InferenceResponse): boolean {
 export function respondStream(
   reply: FastifyReply,
   responses: Observable<InferenceResponse>,
-  encode: (r: InferenceResponse) => string,
+  encode: (r: InferenceResponse) => string | Buffer,
   options: { endEvent: boolean },
 ): FastifyReply {
   const res = reply.raw;
@@ -46,7 +49,7 @@ export function respondStream(
   const sub = responses.subscribe({
     next(r) {
       if (done || isEndMarker(r)) return;
-      let text: string;
+      let text: string | Buffer;
       try {
         text = encode(r);
       } catch (e) {
@@ -55,7 +58,9 @@ export function respondStream(
         return;
       }
       start();
-      res.write(`data: ${text}\n\n`);
+      // A Buffer holds raw BYTES (not UTF-8) as Triton writes them; it goes out as it is.
+      if (typeof text === 'string') res.write(`data: ${text}\n\n`);
+      else res.write(Buffer.concat([DATA, text, EVENT_END]));
     },
     error: fail,
     complete() {

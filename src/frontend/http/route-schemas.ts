@@ -32,7 +32,8 @@ export const settingsBody = {
 
 export const registerBody = {
   type: 'object',
-  properties: { key: { type: 'string', minLength: 1 }, offset: { type: 'integer' }, byte_size: { type: 'integer' } },
+  // offset and byte_size may be bigints past 2^53 (exact JSON), which the data plane refuses by value.
+  properties: { key: { type: 'string', minLength: 1 }, offset: {}, byte_size: {} },
   required: ['key', 'byte_size'],
 } as const;
 

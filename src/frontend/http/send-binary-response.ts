@@ -17,7 +17,7 @@ const CHUNKED_MIN_BYTES = 64 * 1024;
 export function sendBinaryResponse(
   request: FastifyRequest,
   reply: FastifyReply,
-  header: string,
+  header: string | Buffer,
   tensors: readonly Tensor[],
   compressThreshold: number,
 ): FastifyReply {

@@ -1,7 +1,7 @@
 /**
- * The shared-memory extension's registry routes (system and CUDA), through the data plane: it
- * refuses them with how to enable client shared memory when the server runs without it, and
- * CUDA regions always (this server has no GPU).
+ * The shared-memory extension's registry routes (system and CUDA), through the data plane, which
+ * decides what is refused when client shared memory is off and that a CUDA region can never be
+ * registered (this server has no GPU; CUDA status lists nothing, unregistering succeeds).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataPlane } from '../../dataplane/index.js';
@@ -29,6 +29,6 @@ export function registerSharedMemoryRoutes(app: FastifyInstance, plane: DataPlan
   app.get<RegionRoute>(`${cuda}/status`, plain, () => plane.cudaStatus());
   app.get<RegionRoute>(`${cuda}/region/:region/status`, plain, (req: Req) => plane.cudaStatus(req.params.region));
   app.post<RegionRoute>(`${cuda}/region/:region/register`, plain, (req: Req) => plane.cudaRegister(req.params.region!));
-  app.post<RegionRoute>(`${cuda}/unregister`, plain, () => plane.cudaUnregister());
-  app.post<RegionRoute>(`${cuda}/region/:region/unregister`, plain, (req: Req) => plane.cudaUnregister(req.params.region));
+  app.post<RegionRoute>(`${cuda}/unregister`, plain, (_req, reply) => { plane.cudaUnregister(); reply.send(); });
+  app.post<RegionRoute>(`${cuda}/region/:region/unregister`, plain, (req: Req, reply: FastifyReply) => { plane.cudaUnregister(req.params.region); reply.send(); });
 }

@@ -16,6 +16,7 @@ import type { Server } from '../../server/index.js';
 import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { clientErrorHandler, refuseConnect } from './client-error.js';
+import { closeHttpServer } from './close-http-server.js';
 import { compressResponse, inflateRequest } from './compression.js';
 import { nodeServerOptions, resolveLimits, type HttpLimits } from './http-limits.js';
 import { boundConnections } from '../transport/index.js';
@@ -51,11 +52,17 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
   logger?: boolean;
   /** Compress responses of at least this many bytes when the client accepts it. Default 1024. */
   compressThreshold?: number;
+  /** /infer request headers matching this become request parameters (--http-header-forward-pattern). */
+  headerForwardPattern?: RegExp;
 }
 
 export interface HttpServerHandle {
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stop listening and close the connections: busy ones get `graceMs` (default 0) to finish their
+   * response, idle kept-alive ones close at once (close-http-server.ts).
+   */
+  close(graceMs?: number): Promise<void>;
   /** The fastify instance (for tests and for adding routes before listen). */
   app: FastifyInstance;
 }
@@ -66,7 +73,8 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: limits.maxInputSize,
-    forceCloseConnections: true,
+    // Connections are closed by closeHttpServer, which lets a response in progress finish.
+    forceCloseConnections: 'idle',
     keepAliveTimeout: 65_000,
     // fastify applies this one itself after creating the server (its default, 0, is no timeout).
     requestTimeout: limits.requestTimeoutMs,
@@ -105,7 +113,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   const shm = options.sharedMemory;
   const plane = options.dataPlane ?? createDataPlane(server, shm ? { sharedMemory: shm } : {});
   registerModelRoutes(app, plane);
-  registerInferRoutes(app, plane, shm, compressThreshold);
+  registerInferRoutes(app, plane, shm, compressThreshold, options.headerForwardPattern);
   registerGenerateRoutes(app, plane);
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
@@ -118,5 +126,5 @@ export async function startHttpServer(server: Server, options: HttpServerOptions
   await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  return { port, app, close: () => app.close() };
+  return { port, app, close: (graceMs = 0) => closeHttpServer(app, graceMs) };
 }

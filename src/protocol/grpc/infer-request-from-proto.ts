@@ -1,5 +1,5 @@
 import { Errors, isTensorLevelError } from '../../errors.js';
-import { isReservedParameter, type InferenceRequest, type Parameters, type RequestedOutput } from '../../inference/index.js';
+import { isReservedParameter, type InferenceRequest, type ParamValue, type Parameters, type RequestedOutput } from '../../inference/index.js';
 import { elementCount, isDataType, tensorFromBytes, type Tensor } from '../../tensor/index.js';
 import { checkInputCount, checkOutputCount, checkParameters, checkRank, parseRequestParameters } from '../index.js';
 import { int64Value, parametersFromProto } from './infer-parameter.js';
@@ -34,6 +34,9 @@ function shapeOf(model: string, io: InferInputTensorMsg): number[] {
 
 interface ShmRef { region: string; offset: number; byteSize: number }
 
+/** A parameter value as the client sent it: int64 values past 2^53 are bigints, printed exactly. */
+const shown = (v: ParamValue | undefined): string | undefined => (v === undefined ? undefined : typeof v === 'string' ? JSON.stringify(v) : String(v));
+
 /** shared_memory_region / _offset / _byte_size tensor parameters, if present. */
 export function sharedMemoryRef(where: string, params: Parameters | undefined): ShmRef | undefined {
   const region = params?.shared_memory_region;
@@ -41,8 +44,12 @@ export function sharedMemoryRef(where: string, params: Parameters | undefined): 
   const size = params!.shared_memory_byte_size;
   const offset = params!.shared_memory_offset ?? 0;
   if (typeof region !== 'string' || region === '') throw Errors.grpcShmParameterInvalid(where, 'shared_memory_region', 'a non-empty string');
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw Errors.grpcShmParameterInvalid(where, 'shared_memory_byte_size', "given as a non-negative integer with 'shared_memory_region'");
-  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw Errors.grpcShmParameterInvalid(where, 'shared_memory_offset', 'a non-negative integer');
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+    throw Errors.grpcShmParameterInvalid(where, 'shared_memory_byte_size', "given as a non-negative integer below 2^53 with 'shared_memory_region'", shown(size));
+  }
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+    throw Errors.grpcShmParameterInvalid(where, 'shared_memory_offset', 'a non-negative integer below 2^53', shown(offset));
+  }
   return { region, offset, byteSize: size };
 }
 
@@ -109,7 +116,6 @@ function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferReq
   let params = parametersFromProto(msg.parameters);
   checkParameters('request', params);
   let emptyFinalResponse = false;
-  let bigSeqId: bigint | undefined;
   if (params) {
     const rest: Parameters = {};
     for (const k of Object.keys(params)) {
@@ -117,19 +123,15 @@ function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferReq
       if (k === 'triton_enable_empty_final_response') {
         if (typeof v !== 'boolean') throw Errors.requestParameterType('request', k, 'a boolean');
         emptyFinalResponse = v;
-      } else if (k === 'sequence_id' && typeof v === 'bigint') {
-        bigSeqId = v; // past 2^53: keep the exact uint64
       } else if (!k.startsWith('triton_')) {
         rest[k] = v;
       }
     }
     params = rest;
   }
+  // A sequence_id past 2^53 is a bigint here (int64Value) and stays exact through it; one below 0
+  // (an int64_param) is refused with its digits.
   const parsed = parseRequestParameters(params);
-  if (bigSeqId !== undefined) {
-    const seq = parsed.fields.sequence;
-    parsed.fields.sequence = { id: bigSeqId, start: seq?.start ?? false, end: seq?.end ?? false };
-  }
 
   const inputs = decodeInputs(msg, opts);
 

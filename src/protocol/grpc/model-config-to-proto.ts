@@ -1,4 +1,5 @@
 import type { ModelConfig } from '../../config/index.js';
+import { modelConfigToJson } from '../index.js';
 
 /** The proto-shaped ModelConfig object (field names shared with the JSON form). */
 export type ModelConfigMsg = Record<string, unknown>;
@@ -13,7 +14,9 @@ export type ModelConfigMsg = Record<string, unknown>;
 export function modelConfigToProto(config: ModelConfig): ModelConfigMsg {
   const {
     dynamic_batching, sequence_batching, ensemble_scheduling, model_operations, ...rest
-  } = config;
+  } = modelConfigToJson(config);
+  // Starting from the JSON form keeps `model_transaction_policy` unset for a model that is not
+  // decoupled: a set message field is always encoded, and Triton sends none.
   const msg: ModelConfigMsg = { ...rest };
   if (ensemble_scheduling) {
     msg.ensemble_scheduling = {

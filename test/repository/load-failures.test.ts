@@ -1,0 +1,80 @@
+/**
+ * Load failures as a Triton client sees them, over HTTP and gRPC: the status and the message
+ * prefix of Triton's two shapes (a request it cannot poll: INTERNAL "failed to load '<m>', failed
+ * to poll from model repository"; a load whose versions fail: INVALID_ARG "load failed for model
+ * '<m>': version <v> is at UNAVAILABLE state: ..."), and a failed reload that keeps the loaded
+ * version serving.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { status } from '@grpc/grpc-js';
+import { ADD_CONST_CONFIG, addConstModel } from './add-const-model.js';
+import { load, startKit, type Kit, type LoadParams } from '../security/repository-attack-kit.js';
+
+let kit: Kit;
+
+before(async () => {
+  kit = await startKit((repo) => {
+    mkdirSync(join(repo, 'served', '1'), { recursive: true });
+    writeFileSync(join(repo, 'served', 'config.pbtxt'), ADD_CONST_CONFIG('served'));
+    writeFileSync(join(repo, 'served', '1', 'model.onnx'), addConstModel(1));
+  }, { loadModels: ['served'] });
+});
+after(async () => {
+  await kit?.close();
+});
+
+const addJson = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({
+  name, platform: 'onnxruntime_onnx', max_batch_size: 8,
+  input: [{ name: 'x', data_type: 'TYPE_FP32', dims: [4] }], output: [{ name: 'y', data_type: 'TYPE_FP32', dims: [4] }], ...extra,
+});
+
+const POLL = (m: string) => `failed to load '${m}', failed to poll from model repository: `;
+const VERSION_1 = (m: string) => `load failed for model '${m}': version 1 is at UNAVAILABLE state: `;
+
+/** [what, model, parameters, expected kind, message prefix] */
+const CASES: ReadonlyArray<[string, string, LoadParams, 'INTERNAL' | 'INVALID_ARG', string]> = [
+  ['an unknown model', 'ghost', {}, 'INTERNAL', `${POLL('ghost')}model not found in any model repository`],
+  ['a config override that is not JSON', 'served', { config: '{ "name": ' }, 'INTERNAL', `${POLL('served')}Invalid config override: `],
+  ['a config override with an unknown field', 'served', { config: addJson('served', { bogus: 1 }) }, 'INTERNAL', `${POLL('served')}Invalid config override:`],
+  ['a config override that fails validation', 'served', { config: addJson('served', { instance_group: [{ count: -2, kind: 'KIND_CPU' }] }) }, 'INVALID_ARG', `${VERSION_1('served')}Invalid argument: invalid configuration:`],
+  ['a file: name longer than a file name can be', 'served',
+    { config: addJson('served'), files: { '1/model.onnx': addConstModel(2), [`1/${'n'.repeat(300)}`]: 'x' } }, 'INTERNAL', `${POLL('served')}load parameter "file:1/nnn`],
+  ['a model the backend cannot create', 'served', { config: addJson('served'), files: { '1/model.onnx': 'not an onnx model' } }, 'INVALID_ARG', VERSION_1('served')],
+];
+
+async function inferServed(transport: 'http' | 'grpc'): Promise<number[]> {
+  if (transport === 'http') {
+    const r = await kit.http('POST', '/v2/models/served/infer', { inputs: [{ name: 'x', shape: [1, 4], datatype: 'FP32', data: [1, 2, 3, 4] }] });
+    assert.equal(r.status, 200, r.text);
+    return (JSON.parse(r.text) as { outputs: Array<{ data: number[] }> }).outputs[0]!.data;
+  }
+  const res = await kit.grpc.call<{ raw_output_contents: Buffer[] }>('ModelInfer', {
+    model_name: 'served', inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 4] }],
+    raw_input_contents: [Buffer.from(Float32Array.from([1, 2, 3, 4]).buffer)],
+  });
+  const raw = res.raw_output_contents[0]!;
+  return [...new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength))];
+}
+
+for (const transport of ['http', 'grpc'] as const) {
+  for (const [what, model, params, kind, prefix] of CASES) {
+    test(`${transport} load of ${what}: Triton's status and words; the loaded version keeps serving`, async () => {
+      const r = await load(kit, transport, model, params);
+      if (transport === 'http') assert.equal(r.status, kind === 'INTERNAL' ? 500 : 400, r.message);
+      else assert.equal(r.status, kind === 'INTERNAL' ? status.INTERNAL : status.INVALID_ARGUMENT, r.message);
+      assert.ok(r.message.startsWith(prefix), `expected the prefix ${JSON.stringify(prefix)}:\n${r.message}`);
+      assert.ok(!r.message.includes(kit.tmp) && !r.message.includes(kit.repo), `a server path leaks: ${r.message}`);
+      assert.equal(kit.server.modelReady('served'), true);
+      assert.deepEqual(await inferServed(transport), [2, 3, 4, 5], 'the version loaded before still answers');
+    });
+  }
+}
+
+test('a load that succeeds after the failures replaces the served version (the failures changed nothing)', async () => {
+  const r = await load(kit, 'grpc', 'served', { config: addJson('served'), files: { '1/model.onnx': addConstModel(10) } });
+  assert.equal(r.status, status.OK, r.message);
+  assert.deepEqual(await inferServed('http'), [11, 12, 13, 14]);
+});
