@@ -185,3 +185,21 @@ test('requests in flight during a reload are not dropped (to other models, nor t
     assert.equal(steady.inference_stats.fail.count, 0);
   });
 });
+
+test('poll(): a newer version that fails to load shows in the index while the old version keeps serving', async () => {
+  await withRepo({ modelControlMode: 'poll', repositoryPollSecs: 0 }, async (server, repo) => {
+    repo.file('addk/2/model.onnx', Buffer.from('not an onnx model'));
+    await server.poll();
+    assert.deepEqual(await addK(server), { version: '1', k: 1 });
+    const rows = (await server.repositoryIndex()).filter((m) => m.name === 'addk');
+    const v1 = rows.find((m) => m.version === '1');
+    const v2 = rows.find((m) => m.version === '2');
+    assert.equal(v1?.state, 'READY');
+    assert.equal(v2?.state, 'UNAVAILABLE');
+    assert.match(v2?.reason ?? '', /addk/);
+    // Fixing the file loads it on the next poll, and the newer version takes over.
+    repo.file('addk/2/model.onnx', addConstModel(2));
+    await server.poll();
+    assert.deepEqual(await addK(server), { version: '2', k: 2 });
+  });
+});
