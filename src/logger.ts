@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * One process-wide logger with Triton's logging settings (the logging extension:
  * log_info, log_warning, log_error, log_verbose_level, log_format). Writes to stderr or a file
@@ -13,6 +15,24 @@ export interface LogSettings {
 }
 
 export type LogSink = (line: string) => void;
+
+/** What a request's log lines carry: its trace id once an OpenTelemetry span is opened for it. */
+export interface LogContext {
+  traceId?: string;
+}
+
+// Entered only for traced requests, so untraced ones pay nothing; read only when a line is written.
+const requestContext = new AsyncLocalStorage<LogContext>();
+
+/** The log context of the request being served here, if it is traced. */
+export function currentLogContext(): LogContext | undefined {
+  return requestContext.getStore();
+}
+
+/** Run `fn` (and what it schedules) so that log lines written meanwhile carry `ctx.traceId`. */
+export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
+  return requestContext.run(ctx, fn);
+}
 
 export interface Logger {
   info(msg: string): void;
@@ -55,7 +75,10 @@ function stamp(level: string): string {
 
 /** A logger whose lines carry `[scope]`. */
 export function createLogger(scope: string): Logger {
-  const line = (level: string, msg: string) => sink(`${stamp(level)} ${process.pid} ${scope}] ${msg}`);
+  const line = (level: string, msg: string) => {
+    const traceId = requestContext.getStore()?.traceId;
+    sink(`${stamp(level)} ${process.pid} ${scope}] ${traceId === undefined ? '' : `trace_id=${traceId} `}${msg}`);
+  };
   return {
     info: (m) => { if (settings.log_info) line('I', m); },
     warn: (m) => { if (settings.log_warning) line('W', m); },

@@ -61,6 +61,9 @@ const RANK: Record<string, number> = {
   backend: 5,
   // cache/ is the response cache the model layer consults (local, or Redis: its one I/O).
   cache: 5,
+  // trace/ samples requests and writes Triton's trace files (its one I/O); the server and the
+  // data plane drive it, models fill traces in through inference/'s RequestTrace.
+  trace: 5,
   tensor: 6, config: 6,
   // inference/ holds the message types every layer speaks (request, response, parameters, cancel
   // signal); it sits beside tensor/ so that protocol/, client/ and backend/ can all use them.
@@ -260,7 +263,7 @@ const IO_LIBRARIES = new Set([
   'fastify', '@grpc/grpc-js', '@grpc/proto-loader', 'onnxruntime-node', 'isolated-vm', 'prom-client',
   'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'ioredis',
 ]);
-const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths', 'cache']);
+const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths', 'cache', 'trace']);
 
 test('I/O libraries only at the edges (frontend/, repository/, metrics/, cli/, client/, backends/, paths/)', () => {
   const bad = EDGES

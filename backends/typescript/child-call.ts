@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import type { BackendRequest, ModelHost } from '../../src/backend/index.js';
-import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters } from '../../src/inference/index.js';
+import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type TraceSpawner } from '../../src/inference/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
 import type { WireChildRequest } from './bls/wire.js';
 import { tensorFromWire } from './tensor-codec.js';
@@ -23,6 +23,8 @@ function chainOf(r: InferenceRequest): readonly ChainLink[] {
 export interface ParentContext {
   deadline?: number;
   priority?: number;
+  /** The caller's trace, when it is traced: the child's trace is opened under it. */
+  trace?: TraceSpawner;
   /** The caller's chain, the caller included. */
   chain: readonly ChainLink[];
   signal: CancelSignal;
@@ -31,7 +33,7 @@ export interface ParentContext {
 }
 
 /** One abort listener per parent, however many children: many children must not pile up listeners. */
-function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined, chain: readonly ChainLink[]): ParentContext {
+function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined, chain: readonly ChainLink[], trace?: TraceSpawner): ParentContext {
   const fns = new Set<() => void>();
   let hooked = false;
   return {
@@ -39,6 +41,7 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
     chain,
     ...(deadline !== undefined ? { deadline } : {}),
     ...(priority ? { priority } : {}),
+    ...(trace ? { trace } : {}),
     watch(f) {
       if (!hooked) {
         hooked = true;
@@ -57,7 +60,7 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
  */
 export function parentContext(batch: readonly BackendRequest[], index: number, model: string, instances: number): ParentContext {
   const self: ChainLink = { model, instances };
-  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...chainOf(b.request), self]);
+  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...chainOf(b.request), self], b.request.trace);
   if (index >= 0 && index < batch.length) return one(batch[index]!);
   if (batch.length === 1) return one(batch[0]!);
   const ctl = new CancelSource();
@@ -74,6 +77,8 @@ export function parentContext(batch: readonly BackendRequest[], index: number, m
     deadlines.every((d) => d !== undefined) ? Math.max(...(deadlines as number[])) : undefined,
     prios.length ? Math.min(...prios) : undefined,
     [...longest, self],
+    // A call made for the whole batch is traced under the first traced request of it.
+    batch.find((b) => b.request.trace)?.request.trace,
   );
 }
 
@@ -100,6 +105,7 @@ export function childRequest(caller: string, w: WireChildRequest, parent: Parent
   if (priority !== undefined) req.priority = priority;
   if (w.timeout !== undefined) req.timeoutUs = w.timeout;
   if (parent.deadline !== undefined) req.deadline = parent.deadline;
+  if (parent.trace !== undefined) req.trace = parent.trace;
   if (w.correlationId !== undefined) {
     req.sequence = { id: w.correlationId, start: w.sequenceStart === true, end: w.sequenceEnd === true };
   }
@@ -121,25 +127,29 @@ export interface ChildObserver {
 export function startChild(host: ModelHost, req: InferenceRequest, parent: ParentContext, obs: ChildObserver): () => void {
   let sub: Subscription | undefined;
   let ended = false;
+  const started = performance.now();
+  // The chain ends with the calling script's model.
+  const record = (success: boolean) => host.childCall?.(parent.chain.at(-1)?.model ?? '', req.model, (performance.now() - started) * 1e6, success);
   // No signal of its own: unsubscribing cancels the child (the host contract).
   const onAbort = () => {
     if (ended) return;
     ended = true;
     sub?.unsubscribe();
+    record(false);
     obs.error(Errors.cancelled(req.model));
   };
   if (parent.signal.aborted) { queueMicrotask(onAbort); return () => { ended = true; }; }
   const unwatch = parent.watch(onAbort);
-  const end = () => { ended = true; unwatch(); };
+  const end = (success: boolean) => { ended = true; unwatch(); record(success); };
   try {
     sub = host.infer(req).subscribe({
       next: (r) => { if (!ended) obs.next(r); },
-      error: (e: unknown) => { if (!ended) { end(); obs.error(toTributaryError(e)); } },
-      complete: () => { if (!ended) { end(); obs.complete(); } },
+      error: (e: unknown) => { if (!ended) { end(false); obs.error(toTributaryError(e)); } },
+      complete: () => { if (!ended) { end(true); obs.complete(); } },
     });
   } catch (e) {
-    if (!ended) { end(); obs.error(toTributaryError(e)); }
+    if (!ended) { end(false); obs.error(toTributaryError(e)); }
   }
   if (ended) sub?.unsubscribe();
-  return () => { if (!ended) { end(); sub?.unsubscribe(); } };
+  return () => { if (!ended) { end(false); sub?.unsubscribe(); } };
 }

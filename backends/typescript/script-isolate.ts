@@ -27,7 +27,7 @@ import ivm from 'isolated-vm';
 import type { ModelHost } from '../../src/backend/index.js';
 import type { InferenceResponse } from '../../src/inference/index.js';
 import { Errors, TributaryError, isErrorKind, toTributaryError, type ErrorKind } from '../../src/errors.js';
-import type { Logger } from '../../src/logger.js';
+import { currentLogContext, withLogContext, type Logger } from '../../src/logger.js';
 import {
   DELIVER_COMPLETE, DELIVER_ERROR, DELIVER_RESPONSE,
   type QueuedSend, type WireChildRequest, type WireError, type WireInitArgs, type WireRequest, type WireResponse,
@@ -66,6 +66,8 @@ class LiveCall {
   readonly id = nextCallId++;
   readonly what: string;
   readonly handlers: CallHandlers;
+  /** The traced request's log context, taken where the call starts (on the main thread). */
+  readonly logContext = currentLogContext();
   spentMs = 0;
   settled = false;
   #done = false;
@@ -346,7 +348,11 @@ export class ScriptIsolate {
       // A spare runs initialize() too, at load, so its lines are tagged: otherwise every line of a
       // script's initialize() appears twice (isolate_spares defaults to 1) with no word why.
       const line = `model '${model}'${this.spare ? ' (spare isolate)' : ''}: ${msg}`;
-      if (level === 1) log.warn(line); else if (level === 2) log.error(line); else if (level === 3) log.verbose(1, line); else log.info(line);
+      const write = () => { if (level === 1) log.warn(line); else if (level === 2) log.error(line); else if (level === 3) log.verbose(1, line); else log.info(line); };
+      // Host callbacks arrive from the isolate's thread outside any request's context; a line is
+      // given a trace id only when one call is live, since with several it cannot tell whose it is.
+      const ctx = this.#live.size === 1 ? this.#live.values().next().value?.logContext : undefined;
+      if (ctx) withLogContext(ctx, write); else write();
     });
     g.setSync('__trb_h_scratch', new ivm.ExternalCopy(this.#scratchBuffer).copyInto({ release: true }));
     this.#isolate.compileScriptSync(

@@ -2,6 +2,7 @@ import { Errors, toTributaryError } from '../errors.js';
 import { graph } from './graph.js';
 import { newModel } from './new-model.js';
 import { packageVersion } from './package-version.js';
+import { perf } from './perf.js';
 import { runModel } from './run-model.js';
 import { serve } from './serve.js';
 import { validate } from './validate.js';
@@ -14,6 +15,7 @@ Commands:
   graph       print a pipeline's graph (Mermaid or DOT)           tributary graph --help
   new-model   scaffold a TypeScript model directory               tributary new-model --help
   run-model   run one request through a model once, print outputs tributary run-model --help
+  perf        load-test a model like perf_analyzer                tributary perf --help
 
 Options:
   --help, -h  print this help
@@ -23,7 +25,7 @@ tritonserver's habit works too: \`tributary --model-repository=<dir> ...\` means
 `;
 
 const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  serve, validate, graph, 'new-model': newModel, 'run-model': runModel,
+  serve, validate, graph, 'new-model': newModel, 'run-model': runModel, perf,
 };
 
 /** Entry point; returns the exit code. Errors print one clear line, never a stack. */

@@ -70,7 +70,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { group: 'HTTP', name: 'http-address', kind: 'string', default: '0.0.0.0', origin: T, status: 'implemented', help: 'HTTP listen address' },
   { group: 'HTTP', name: 'http-port', kind: 'int', default: '8000', origin: T, status: 'implemented', help: 'HTTP port; 0 = any free port' },
   { group: 'HTTP', name: 'reuse-http-port', kind: 'bool', default: 'false', origin: T, status: 'refused', reason: NO_REUSE_PORT, accepts: ['false'], help: 'let several servers listen on the HTTP port' },
-  { group: 'HTTP', name: 'http-header-forward-pattern', kind: 'string', origin: T, status: 'implemented', help: '/infer request headers whose whole name matches this regular expression (case-insensitive unless it starts with (?-i)) become string request parameters' },
+  { group: 'HTTP', name: 'http-header-forward-pattern', kind: 'string', origin: T, status: 'implemented', help: 'Inference (/infer, /generate, /generate_stream) request headers whose whole name matches this regular expression (case-insensitive unless it starts with (?-i)) become string request parameters' },
   { group: 'HTTP', name: 'http-thread-count', kind: 'int', default: '8', origin: T, status: 'no-effect', reason: NO_POOL, help: 'threads handling HTTP requests' },
   { group: 'HTTP', name: 'http-restricted-api', kind: 'list', origin: T, status: 'implemented', help: '<categories>:<header>=<value>: requests of these categories must carry the header with the value, else 403. Categories: health, metadata, inference, shared-memory, model-config, model-repository, statistics, trace, logging' },
   { group: 'HTTP', name: 'http-max-input-size', kind: 'int', default: '67108864', origin: OURS, status: 'implemented', help: 'largest HTTP request body in bytes, as sent and once decompressed (gzip/deflate are inflated only up to it); more is 413' },
@@ -124,12 +124,12 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { group: 'Metrics', name: 'metrics-config', kind: 'list', origin: T, status: 'implemented', help: '<setting>=<value>: summary_latencies=true, summary_quantiles=0.5:0.05,..., histogram_latencies=true' },
 
   // Tracing
-  { group: 'Tracing', name: 'trace-config', kind: 'list', origin: T, status: 'refused', reason: 'start-up trace settings are not supported; set them with the trace API (POST /v2/trace/setting)', help: '[<mode>,]<setting>=<value>' },
-  { group: 'Tracing', name: 'trace-file', kind: 'string', origin: T, status: 'refused', reason: 'start-up trace settings are not supported; set them with the trace API (POST /v2/trace/setting)', help: 'deprecated: --trace-config triton,file=<path>' },
-  { group: 'Tracing', name: 'trace-level', kind: 'list', default: 'OFF', origin: T, status: 'refused', reason: 'start-up trace settings are not supported; set them with the trace API (POST /v2/trace/setting)', accepts: ['OFF'], help: 'deprecated: --trace-config level=<OFF|TIMESTAMPS|TENSORS>' },
-  { group: 'Tracing', name: 'trace-rate', kind: 'int', default: '1000', origin: T, status: 'refused', reason: 'start-up trace settings are not supported; set them with the trace API (POST /v2/trace/setting)', accepts: ['1000'], help: 'deprecated: --trace-config rate=<n>' },
-  { group: 'Tracing', name: 'trace-count', kind: 'int', default: '-1', origin: T, status: 'refused', reason: 'start-up trace settings are not supported; set them with the trace API (POST /v2/trace/setting)', accepts: ['-1'], help: 'deprecated: --trace-config count=<n>' },
-  { group: 'Tracing', name: 'trace-log-frequency', kind: 'int', default: '0', origin: T, status: 'refused', reason: 'start-up trace settings are not supported; set them with the trace API (POST /v2/trace/setting)', accepts: ['0'], help: 'deprecated: --trace-config triton,log-frequency=<n>' },
+  { group: 'Tracing', name: 'trace-config', kind: 'list', origin: T, status: 'implemented', help: '[<mode>,]<setting>=<value>, repeatable: rate=<n> (1 of every n requests is traced), level=<OFF|TIMESTAMPS|TENSORS>, count=<n> (-1: no limit), mode=<triton|opentelemetry>, triton,file=<path>, triton,log-frequency=<n> (a new <path>.<i> every n traces), opentelemetry,url=<OTLP/HTTP endpoint> (default http://localhost:4318/v1/traces), opentelemetry,resource=<key>=<value>, opentelemetry,bsp_max_queue_size|bsp_schedule_delay|bsp_max_export_batch_size=<n>. The trace API changes rate, level, count, mode and file at run time' },
+  { group: 'Tracing', name: 'trace-file', kind: 'string', origin: T, status: 'implemented', help: 'deprecated: --trace-config triton,file=<path>' },
+  { group: 'Tracing', name: 'trace-level', kind: 'list', default: 'OFF', origin: T, status: 'implemented', help: 'deprecated: --trace-config level=<OFF|TIMESTAMPS|TENSORS>' },
+  { group: 'Tracing', name: 'trace-rate', kind: 'int', default: '1000', origin: T, status: 'implemented', help: 'deprecated: --trace-config rate=<n>' },
+  { group: 'Tracing', name: 'trace-count', kind: 'int', default: '-1', origin: T, status: 'implemented', help: 'deprecated: --trace-config count=<n>' },
+  { group: 'Tracing', name: 'trace-log-frequency', kind: 'int', default: '0', origin: T, status: 'implemented', help: 'deprecated: --trace-config triton,log-frequency=<n>' },
 
   // Response cache
   { group: 'Response cache', name: 'cache-config', kind: 'list', origin: T, status: 'implemented', help: '<cache>,<setting>=<value>, repeatable: local,size=<bytes> (in-process LRU) or redis,host=<host> redis,port=<port> (shared by replicas; also user, password, db, connect_timeout, socket_timeout)' },

@@ -14,6 +14,8 @@ import { boolFlag, intFlag, listFlag, parseFlags, portFlag } from './flags.js';
 import { applyFlagPolicy } from './flag-policy.js';
 import { repositoryFlags } from './repository-flags.js';
 import { rateLimitFromFlags } from './rate-limit-flags.js';
+import { openTelemetryFromFlags, traceSettingsFromFlags } from './trace-flags.js';
+import { Tracer } from '../trace/index.js';
 import { packageVersion } from './package-version.js';
 import { serveFlagSpec, serveHelp } from './serve-help.js';
 import { modelLine, startBanner, type Listener } from './start-banner.js';
@@ -80,6 +82,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
   applyFlagPolicy(f, log);
   if (allowMetrics && gpuMetrics && f['allow-gpu-metrics'] !== undefined) log.info('--allow-gpu-metrics=true: no GPU is used, so no GPU metric family is exported');
   const rateLimit = rateLimitFromFlags(f, log);
+  const traceSettings = traceSettingsFromFlags(f);
+  const tracer = new Tracer(createLogger('trace'), openTelemetryFromFlags(f));
   const grpcOptions = allowGrpc ? grpcOptionsFromFlags(f, log) : {};
   const httpOptions = allowHttp ? httpOptionsFromFlags(f, log) : {};
   const exposed = exposureWarnings(mode, [
@@ -105,6 +109,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     extensions: shmEnabled ? ['system_shared_memory'] : [],
     ...(responseCache ? { responseCache } : {}),
     ...rateLimit,
+    tracer,
   });
   const index = (await server.repositoryIndex()).map((m) => ({ ...m, loadMs: server.modelLoadMs(m.name, m.version) }));
   if (exitOnError && index.some((m) => m.state !== 'READY' && m.reason !== 'unloaded')) {
@@ -116,7 +121,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const listeners: Listener[] = [];
   const sharedMemory = shmEnabled ? createSharedMemoryRegistry() : undefined;
   // One data plane for both front ends: one trace-settings store, one extension list.
-  const dataPlane = createDataPlane(server, sharedMemory ? { sharedMemory } : {});
+  const dataPlane = createDataPlane(server, { ...(sharedMemory ? { sharedMemory } : {}), tracer, traceSettings });
   const closers: (() => Promise<void>)[] = [];
   const shutdown = async () => {
     for (const c of closers) await c().catch(() => undefined);

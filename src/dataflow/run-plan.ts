@@ -133,6 +133,7 @@ class PlanRun {
     if (request.sequence !== undefined) child.sequence = request.sequence;
     if (priority !== undefined && priority > 0) child.priority = priority;
     if (deadline !== undefined) child.deadline = deadline;
+    if (request.trace !== undefined) child.trace = request.trace;
 
     this.#pending++;
     const started = clock.now();

@@ -13,10 +13,15 @@ import { loadOptions, unloadDependents, type LoadParameterValue } from './load-p
 import { sharedMemoryOperations, type SharedMemoryOperations, type SharedMemoryRegions } from './shared-memory-regions.js';
 import type { SettingsPatch } from './setting-value.js';
 import { createTraceSettings, type TraceSettingValues } from './trace-settings.js';
+import type { Tracer } from '../trace/index.js';
 
 export interface DataPlaneOptions {
   /** The client shared-memory registry (--allow-client-shm); absent, its operations are refused. */
   sharedMemory?: SharedMemoryRegions;
+  /** The server's tracer: given, `trace` is an extension and every settings change reaches it. */
+  tracer?: Tracer;
+  /** Start-up trace settings (the serve flags), checked by the same rules as the API's. */
+  traceSettings?: SettingsPatch;
 }
 
 export type LoadParameters = Readonly<Record<string, LoadParameterValue>>;
@@ -24,6 +29,8 @@ export type LoadParameters = Readonly<Record<string, LoadParameterValue>>;
 export interface DataPlane extends SharedMemoryOperations {
   live(): boolean;
   ready(): boolean;
+  /** A drain has begun: HTTP responses close their connection. */
+  draining(): boolean;
   modelReady(model: string, version?: string): boolean;
   /** Name, version and the extensions this server implements, the same on every front end. */
   serverMetadata(): ServerMetadata;
@@ -53,9 +60,15 @@ const ver = (version: string | undefined) => version || undefined;
 
 export function createDataPlane(server: Server, options: DataPlaneOptions = {}): DataPlane {
   const trace = createTraceSettings();
+  const tracer = options.tracer;
+  // Every model's settings are its overrides over the global ones, so any change reapplies them all.
+  const configure = () => tracer?.configure(trace.get(), new Map(trace.models().map((m) => [m, trace.get(m)])));
+  if (options.traceSettings) trace.update(undefined, options.traceSettings);
+  configure();
   const extensions = (): string[] => {
     const out = server.metadata().extensions.filter((e) => !DECIDED_HERE.has(e));
     if (options.sharedMemory) out.push('system_shared_memory');
+    if (tracer) out.push('trace');
     out.push('generate');
     return [...new Set(out)];
   };
@@ -63,6 +76,7 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     ...sharedMemoryOperations(options.sharedMemory),
     live: () => server.isLive(),
     ready: () => server.isReady(),
+    draining: () => server.isDraining?.() ?? false,
     modelReady: (model, version) => server.modelReady(model, ver(version)),
     serverMetadata() {
       const m = server.metadata();
@@ -79,7 +93,10 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     traceSettings({ model, version }, patch = {}) {
       if (model && ver(version) !== undefined) throw Errors.traceSettingPerVersion(model);
       if (model) server.modelMetadata(model); // NOT_FOUND for an unknown model
-      return Object.keys(patch).length > 0 ? trace.update(model || undefined, patch) : trace.get(model || undefined);
+      if (Object.keys(patch).length === 0) return trace.get(model || undefined);
+      const values = trace.update(model || undefined, patch);
+      configure();
+      return values;
     },
     logSettings: (patch) => logSettings(patch),
   };

@@ -1,8 +1,8 @@
 /**
  * The trace extension's settings: ONE store and one set of rules behind HTTP
- * (`/v2[/models/{m}]/trace/setting`) and gRPC (`TraceSetting`). Tracing itself is not
- * implemented: the settings are validated, kept globally and per model, and echoed, and `trace`
- * is not listed among the server's extensions.
+ * (`/v2[/models/{m}]/trace/setting`), gRPC (`TraceSetting`) and the serve flags. The settings are
+ * validated, kept globally and per model, and echoed; the data plane hands them to the server's
+ * tracer (trace/), which does the tracing.
  *
  * Rules, after Triton's trace extension and tritonserver's handling of it: levels are OFF,
  * TIMESTAMPS and TENSORS, and OFF stands alone ("Expect only one trace level 'OFF'"); rate,
@@ -21,6 +21,8 @@ export interface TraceSettings {
   get(model?: string): TraceSettingValues;
   /** Check the whole patch, then apply it; `null` clears a model's override or restores a default. */
   update(model: string | undefined, patch: SettingsPatch): TraceSettingValues;
+  /** The models that have settings of their own. */
+  models(): string[];
 }
 
 export const TRACE_DEFAULTS: Readonly<TraceSettingValues> = Object.freeze({
@@ -92,5 +94,6 @@ export function createTraceSettings(): TraceSettings {
       if (model) perModel.set(model, target);
       return get(model);
     },
+    models: () => [...perModel.keys()],
   };
 }

@@ -45,4 +45,38 @@ export interface InferenceRequest {
   sequence?: SequenceFlags;
   /** An AbortSignal, or the server's lean CancelSignal. */
   signal?: CancelSignal;
+  /**
+   * Set only on a traced request (the trace extension): the model that serves it opens its trace
+   * here, and pipeline steps and BLS children carry their parent's so they are traced under it.
+   */
+  trace?: TraceSpawner;
+  /**
+   * W3C trace context of a request that came with a `traceparent` (HTTP header, gRPC metadata):
+   * in opentelemetry mode its span joins the caller's trace, and the tracer writes back the
+   * traceparent of that span for the front end to return.
+   */
+  traceContext?: TraceContext;
+}
+
+/** The caller's `traceparent`, and the one naming the server's span once the request is traced. */
+export interface TraceContext {
+  readonly parent: string;
+  traceparent?: string;
+}
+
+/** Opens the trace of one model's request: the root of a sampled request, or a child of a traced one. */
+export interface TraceSpawner {
+  open(model: string, version: string, requestId: string | undefined): RequestTrace;
+}
+
+/** Triton's trace activities, in the order a request passes them. */
+export type TraceActivity = 'REQUEST_START' | 'QUEUE_START' | 'COMPUTE_START' | 'COMPUTE_INPUT_END' | 'COMPUTE_OUTPUT_START' | 'COMPUTE_END' | 'REQUEST_END';
+
+/** One model's trace of one request: timestamps (clock ms), tensors at TENSORS level, then end(). */
+export interface RequestTrace extends TraceSpawner {
+  /** Whether input and output tensors are recorded (trace level TENSORS). */
+  readonly tensors: boolean;
+  stamp(activity: TraceActivity, ms: number): void;
+  tensor(activity: 'TENSOR_QUEUE_INPUT' | 'TENSOR_BACKEND_OUTPUT', t: Tensor): void;
+  end(): void;
 }

@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Summary, type Registry } from 'prom-client';
 import type { ExecutionRecord, ModelListener, RequestRecord } from '../model/index.js';
 import type { MetricsConfig } from './metrics-config.js';
 import { createCacheRecorder } from './cache-metrics.js';
+import { createChildCallRecorder } from './child-call-metrics.js';
 
 const PHASES = [
   ['request', 'requestNs', 'Cumulative inference request duration in microseconds (includes cached requests)'],
@@ -37,6 +38,7 @@ export function createInferenceListener(registry: Registry, config: MetricsConfi
     ? new Histogram({ name: 'nv_inference_first_response_histogram_ms', help: 'Duration from request to first response in milliseconds', labelNames: labels, registers, buckets: config.histogramBucketsMs })
     : undefined;
   const cache = createCacheRecorder(registry, config);
+  const childCall = createChildCallRecorder(registry);
 
   return {
     onRequest(r: RequestRecord) {
@@ -59,5 +61,6 @@ export function createInferenceListener(registry: Registry, config: MetricsConfi
     onPending(model: string, version: string, depth: number) {
       pending.set({ model, version }, depth);
     },
+    onChildCall: childCall,
   };
 }

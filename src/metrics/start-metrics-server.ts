@@ -1,10 +1,10 @@
 /** The metrics port (tritonserver --metrics-port, 8002): `GET /metrics` in Prometheus text format. */
 import { createServer as createHttpServer } from 'node:http';
 import { Registry } from 'prom-client';
-import type { Server } from '../server/index.js';
 import { createInferenceListener } from './inference-metrics.js';
 import { parseMetricsConfig } from './metrics-config.js';
 import { registerSystemMetrics, type SystemMetricsOptions } from './system-metrics.js';
+import { registerRepositoryMetrics, type MetricsSource } from './repository-metrics.js';
 
 interface Metrics {
   registry: Registry;
@@ -13,15 +13,16 @@ interface Metrics {
 }
 
 /** A fresh registry (never prom-client's global one) fed by `server`'s listener records. */
-function createMetrics(server: Server, config: Record<string, string> | undefined, system: SystemMetricsOptions): Metrics {
+function createMetrics(server: MetricsSource, config: Record<string, string> | undefined, system: SystemMetricsOptions): Metrics {
   const registry = new Registry();
   const stopSampling = registerSystemMetrics(registry, system);
+  registerRepositoryMetrics(registry, server);
   const unlisten = server.addListener(createInferenceListener(registry, parseMetricsConfig(config)));
   return { registry, detach: () => { unlisten(); stopSampling(); } };
 }
 
 export async function startMetricsServer(
-  server: Server,
+  server: MetricsSource,
   options: { port: number; host?: string; config?: Record<string, string> } & SystemMetricsOptions,
 ): Promise<{ port: number; close(): Promise<void>; registry: Registry }> {
   const metrics = createMetrics(server, options.config, {

@@ -1,6 +1,6 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type { BackendInstance, BackendModel, ExecuteTimings } from '../backend/index.js';
-import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters } from '../inference/index.js';
+import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
@@ -11,6 +11,7 @@ import { outputShaper, type OutputShaper } from './output-shaper.js';
 import { ModelCache } from './model-cache.js';
 import type { FailureReason, ModelStatistics } from './statistics.js';
 import { StatsCollector } from './stats-collector.js';
+import { endTrace } from './end-trace.js';
 import { validateRequest, validateRequestedOutputs } from './validate-request.js';
 
 export interface ModelOptions {
@@ -97,6 +98,8 @@ export class Model {
     return new Observable<InferenceResponse>((subscriber) => {
       const start = this.#clock.now();
       let item: ModelWorkItem;
+      const trace = request.trace?.open(this.name, this.version, request.id);
+      trace?.stamp('REQUEST_START', start);
       try {
         if (request.signal?.aborted) throw Errors.cancelled(this.name);
         const v = validateRequest(this.config, this.#inputs, request);
@@ -111,12 +114,13 @@ export class Model {
         }
         let priority = request.priority ?? 0;
         if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
-        const make = () => new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start);
+        const make = () => new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start, trace);
         if (this.#cache) return this.#cache.serve(subscriber, request, v.inputs, v.batchSize, start, make, (it) => this.#scheduler.enqueue(it));
         item = make();
       } catch (e) {
         const err = toTributaryError(e);
         this.#stats.failure(reasonOf(err), (this.#clock.now() - start) * 1e6, 1);
+        if (trace) endTrace(trace, undefined, undefined, undefined, this.#clock.now());
         subscriber.error(err);
         return undefined;
       }
@@ -186,6 +190,7 @@ export class Model {
     } else {
       this.#stats.failure(reason ?? 'OTHER', (end - item.enqueuedAt) * 1e6, item.batchSize);
     }
+    if (item.trace) endTrace(item.trace, item.startedAt, item.computeEndAt, item.timings, end);
   }
 
   get clock(): Clock {
@@ -222,6 +227,9 @@ class ModelWorkItem implements WorkItem {
   startedAt?: number;
   firstResponseAt?: number;
   timings?: ExecuteTimings;
+  /** Set only on a traced request. */
+  readonly trace?: RequestTrace;
+  computeEndAt?: number;
   /** Set on a cache miss: where the response goes, and the key, lookup and insertion time so far. */
   cacheKey?: string;
   cacheNs = 0;
@@ -229,11 +237,17 @@ class ModelWorkItem implements WorkItem {
   /** A success finished before its batch ended: recorded at batchEnded, once timings are known. */
   #recordAtBatchEnd = false;
 
-  constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: Tensor[], batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number) {
+  constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: Tensor[], batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number, trace: RequestTrace | undefined) {
     this.#model = model;
     this.#subscriber = subscriber;
     // One copy of the request: validated inputs (reshaped views) and this item's own signal.
     this.request = { ...request, inputs, signal: this.#abort };
+    if (trace) {
+      // Steps and BLS children find their parent here.
+      this.request.trace = this.trace = trace;
+      trace.stamp('QUEUE_START', model.clock.now());
+      if (trace.tensors) for (const t of inputs) trace.tensor('TENSOR_QUEUE_INPUT', t);
+    }
     this.batchSize = batchSize;
     this.batchKey = batchKey;
     this.priority = priority;
@@ -257,6 +271,7 @@ class ModelWorkItem implements WorkItem {
 
   batchEnded(t: ExecuteTimings | undefined): void {
     if (t) this.timings = t;
+    if (this.trace) this.computeEndAt = this.#model.clock.now();
     this.#batchEnded = true;
     if (this.#recordAtBatchEnd) {
       this.#recordAtBatchEnd = false;
@@ -276,6 +291,7 @@ class ModelWorkItem implements WorkItem {
         return;
       }
       if (final && this.cacheKey !== undefined) this.#model.cacheInsert(this, resp);
+      if (this.trace?.tensors) for (const t of resp.outputs) this.trace.tensor('TENSOR_BACKEND_OUTPUT', t);
       this.#subscriber.next(resp);
     } else if (final) {
       // An empty final response marks the end of a decoupled stream.

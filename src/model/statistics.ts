@@ -85,6 +85,15 @@ export interface ModelListener {
   onRequest?(r: RequestRecord): void;
   onExecution?(r: ExecutionRecord): void;
   onPending?(model: string, version: string, depth: number): void;
+  onChildCall?(r: ChildCallRecord): void;
+}
+
+/** One BLS child call, from the script's call to the child's last response or error. */
+export interface ChildCallRecord {
+  caller: string;
+  callee: string;
+  ns: number;
+  success: boolean;
 }
 
 export function emptyDuration(): StatDuration {

@@ -1,6 +1,6 @@
 /** Pure wire formats: v2 JSON, the binary tensor extension, generate mapping, status table. */
 export { STATUS_TABLE, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
-export { tensorFromJson, tensorDataJson, halfToNumber, bf16ToNumber } from './json-tensor.js';
+export { tensorDataJson, halfToNumber, bf16ToNumber } from './json-tensor.js';
 export { parseRequestParameters } from './request-parameters.js';
 export { modelConfigToJson } from './model-config-to-json.js';
 export { compileHeaderPattern, forwardHeaders } from './forward-headers.js';
@@ -14,9 +14,10 @@ export {
   binaryOutputSize, binaryChunks,
 } from './binary-tensor.js';
 export {
-  decodeInferRequest, encodeInferResponse, encodeInferResponseParts, encodeInferRequest, decodeInferResponse,
+  decodeInferRequest, encodeInferResponse, encodeInferResponseParts, encodeInferRequest, decodeInferResponse, outputFromJson,
 } from './v2-json.js';
 export type {
   DecodedInfer, SharedMemoryAccess,
 } from './v2-json.js';
+export { rawBytesJsonText } from './raw-bytes-json.js';
 export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';

@@ -10,10 +10,10 @@
  * lone surrogate U+DC80-U+DCFF (Python's "surrogateescape"), which no decoded text can hold, and
  * `jsonWireBytes` turns the finished text into the wire bytes with those bytes restored.
  */
-const utf8d = new TextDecoder();
+import { isUtf8 } from 'node:buffer';
 
-/** ES2024's String.prototype.isWellFormed (V8 11.1, Node 20), past the ES2023 lib we compile with. */
-interface WellFormed { isWellFormed(): boolean }
+const utf8d = new TextDecoder();
+const utf8e = new TextEncoder();
 
 /** Length of the UTF-8 character at `i` (RFC 3629: no overlong form, no surrogate), 0 when invalid. */
 function charLength(b: Uint8Array, i: number): number {
@@ -57,7 +57,7 @@ export function rawBytesJsonString(bytes: Uint8Array): string {
  * surrogate (it escapes them), so only raw bytes are restored.
  */
 export function jsonWireBytes(text: string): string | Buffer {
-  if ((text as unknown as WellFormed).isWellFormed()) return text;
+  if (text.isWellFormed()) return text;
   const parts: Buffer[] = [];
   let from = 0;
   for (let i = 0; i < text.length; i++) {
@@ -70,4 +70,34 @@ export function jsonWireBytes(text: string): string | Buffer {
   }
   parts.push(Buffer.from(text.slice(from), 'utf8'));
   return Buffer.concat(parts);
+}
+
+/**
+ * Client side, the inverse: JSON wire bytes as text for JSON.parse, each byte that is not part of a
+ * UTF-8 character as the lone surrogate standing for it (a TextDecoder would make it U+FFFD and
+ * lose it). Valid UTF-8 (the common case, told by one native check) is decoded as it is.
+ */
+export function rawBytesJsonText(bytes: Uint8Array): string {
+  if (isUtf8(bytes)) return utf8d.decode(bytes);
+  let s = '';
+  let from = 0;
+  for (let i = 0; i < bytes.length;) {
+    const n = charLength(bytes, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    s += utf8d.decode(bytes.subarray(from, i)) + String.fromCharCode(0xdc00 + bytes[i]!);
+    from = ++i;
+  }
+  return s + utf8d.decode(bytes.subarray(from));
+}
+
+/**
+ * A BYTES element read from text made by `rawBytesJsonText`: its UTF-8, with every lone surrogate
+ * U+DC80-U+DCFF written back as the byte it stands for.
+ */
+export function rawBytesOf(text: string): Uint8Array {
+  const wire = jsonWireBytes(text);
+  return typeof wire === 'string' ? utf8e.encode(wire) : new Uint8Array(wire.buffer, wire.byteOffset, wire.byteLength);
 }

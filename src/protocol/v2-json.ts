@@ -9,12 +9,11 @@ import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor }
 import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../inference/index.js';
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
-import { jsonWireBytes } from './raw-bytes-json.js';
+import { jsonWireBytes, rawBytesJsonText, rawBytesOf } from './raw-bytes-json.js';
 import { parseJsonExact, stringifyExact } from './exact-json.js';
 import { checkParamValue, parseRequestParameters } from './request-parameters.js';
 import { checkInputCount, checkOutputCount, checkParameters, checkRank } from './request-limits.js';
 
-const utf8d = new TextDecoder();
 
 export interface SharedMemoryAccess {
   read(region: string, offset: number, byteSize: number): Uint8Array;
@@ -261,10 +260,21 @@ export interface DecodedResponse {
   outputs: Tensor[];
 }
 
+/**
+ * Client side: an output's JSON `data` as a tensor, checked as tensorFromJson checks it, with BYTES
+ * elements read from `rawBytesJsonText` text kept byte for byte (a server sends bytes that are not
+ * UTF-8 raw, as Triton's does).
+ */
+export function outputFromJson(name: string, datatype: DataType, shape: readonly number[], data: unknown): Tensor {
+  const t = tensorFromJson(name, datatype, shape, data);
+  if (datatype !== 'BYTES') return t;
+  return { ...t, data: (data as unknown[]).flat(Infinity).map((v) => rawBytesOf(v as string)) };
+}
+
 /** Client side: decode a response body (JSON or binary framed). */
 export function decodeInferResponse(body: Uint8Array, headerLength?: number): DecodedResponse {
   const { json, binary } = splitInferBody(body, headerLength);
-  const obj = parseJsonExact(utf8d.decode(json)) as {
+  const obj = parseJsonExact(rawBytesJsonText(json)) as {
     model_name: string; model_version: string; id?: string; parameters?: Parameters;
     outputs: { name: string; datatype: DataType; shape: number[]; parameters?: Parameters; data?: unknown }[];
   };
@@ -273,7 +283,7 @@ export function decodeInferResponse(body: Uint8Array, headerLength?: number): De
     const size = o.parameters?.binary_data_size;
     if (size !== undefined) return binaryInput(o.name, o.datatype, o.shape, cursor.take(o.name, Number(size)));
     if (o.data === undefined) return { name: o.name, datatype: o.datatype, shape: o.shape, data: [] as Uint8Array[] };
-    return tensorFromJson(o.name, o.datatype, o.shape, o.data);
+    return outputFromJson(o.name, o.datatype, o.shape, o.data);
   });
   const out: DecodedResponse = { model_name: obj.model_name, model_version: obj.model_version, outputs };
   if (obj.id !== undefined) out.id = obj.id;

@@ -45,7 +45,8 @@ class ModelNamespaces implements Repository {
   constructor(o: RepositoryOptions) {
     this.#o = o;
     this.#spaces = o.paths.map((path) => {
-      const space: Space = { path, repo: undefined as unknown as ModelRepository };
+      // `repo` is set two lines below; the host and `elsewhere` only read it once requests arrive.
+      const space = { path } as Space;
       // Pipelines and BLS calls of this repository reach its own models first, as Triton's
       // ensemble steps do (their model_namespace is set to the ensemble's own namespace).
       const host: ModelHost = { infer: (request) => this.#inferFrom(space.repo, request.model, request.version, (m) => m.infer(request)) };

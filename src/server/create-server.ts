@@ -13,6 +13,7 @@ import { createReadinessLog } from './readiness-log.js';
 import type { LoadOptions, ModelIndexEntry, ModelMetadata, Server, ServerMetadata } from './types.js';
 import { Errors } from '../errors.js';
 import { createResponseCache, type CacheSettings } from '../cache/index.js';
+import type { Tracer } from '../trace/index.js';
 
 export interface ServerOptions {
   /** One or more repository directories (tritonserver's repeatable --model-repository). */
@@ -68,6 +69,11 @@ export interface ServerOptions {
    * server, used by the models whose config has `response_cache { enable: true }`.
    */
   responseCache?: CacheSettings;
+  /**
+   * The trace extension: samples the requests that enter the server (pipeline steps and BLS calls
+   * are traced under their parent); closed, its files written, when the server closes.
+   */
+  tracer?: Tracer;
 }
 
 export const SERVER_NAME = 'tributary';
@@ -112,6 +118,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   let closed = false;
   const gate = createDrainGate();
   const logReadiness = options.logReadiness ? createReadinessLog(log) : () => undefined;
+  const tracer = options.tracer;
 
   // Declared before the repository so BLS children and pipeline steps can reach it.
   const infer = (request: InferenceRequest): Observable<InferenceResponse> =>
@@ -136,7 +143,10 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
     ...(options.modelLoadRetryCount ? { loadRetries: options.modelLoadRetryCount } : {}),
     env: {
       registry,
-      host: { infer },
+      host: {
+        infer,
+        childCall: (caller, callee, ns, success) => { for (const l of listeners) l.onChildCall?.({ caller, callee, ns, success }); },
+      },
       clock: options.clock ?? systemClock,
       strict: options.strictModelConfig ?? false,
       backendSettings,
@@ -161,6 +171,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       logReadiness(ready, () => (stopping ? ['the server is stopping'] : repository.readinessBlockers()));
       return ready;
     },
+    isDraining: () => gate.draining,
     metadata: (): ServerMetadata => ({ name: options.id ?? SERVER_NAME, version: SERVER_VERSION, extensions }),
     modelLoadMs: (name, version) => repository.loadMs(name, version),
     modelReady: (name, version) => {
@@ -190,7 +201,9 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       return { model_stats: stats.sort((a, b) => a.name.localeCompare(b.name) || Number(a.version) - Number(b.version)) };
     },
     // Only requests from outside pass the gate; pipeline steps and BLS calls use `infer` directly.
-    infer: (request) => gate.admit(request, () => infer(request)),
+    infer: tracer
+      ? (request) => gate.admit(request, () => tracer.infer(request, infer))
+      : (request) => gate.admit(request, () => infer(request)),
     drain: (timeoutMs) => gate.drain(timeoutMs),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),
     loadModel: async (name: string, o?: LoadOptions) => {
@@ -214,6 +227,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       closed = true;
       await repository.close();
       await cache?.close();
+      await tracer?.close();
     },
   };
   return server;

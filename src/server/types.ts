@@ -18,6 +18,11 @@ export interface ServerMetadata { name: string; version: string; extensions: str
 export interface Server {
   isLive(): boolean;
   isReady(): boolean;
+  /**
+   * True from the start of a drain (SIGTERM): the HTTP front end then answers with
+   * `Connection: close`, so kept-alive clients reconnect elsewhere instead of to a server going away.
+   */
+  isDraining?(): boolean;
   metadata(): ServerMetadata;
   modelReady(name: string, version?: string): boolean;
   modelMetadata(name: string, version?: string): ModelMetadata;

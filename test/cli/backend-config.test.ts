@@ -5,13 +5,10 @@
  * setting, and bad entries stop the start with exit 2 naming the flag.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { LOOPBACK, runTributary, startServe } from '../helpers/tributary-process.js';
 
-const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
-const LOOPBACK = ['--http-port', '0', '--grpc-port', '0', '--metrics-port', '0', '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1'];
 
 const SPIN = `import { InferenceResponse, Tensor } from 'tributary/bls';
 import type { Request } from 'tributary/bls';
@@ -35,34 +32,9 @@ input [ { name: "MS" data_type: TYPE_INT32 dims: [ 1 ] } ]
 output [ { name: "OUT" data_type: TYPE_INT32 dims: [ 1 ] } ]
 ${extra}`;
 
-function run(args: readonly string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
-
-/** Starts serve, resolves with its HTTP port once the start banner is out, and a stop function. */
-function start(args: readonly string[]): Promise<{ http: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...LOOPBACK, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const exited = new Promise<void>((r) => child.on('close', () => r()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no start banner in 60 s:\n${out}`)); }, 60_000);
-    const check = () => {
-      const port = /HTTP \(KServe v2\) listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-      if (!port || !/\/v2\/health\/ready is/.test(out)) return;
-      clearTimeout(timer);
-      resolve({ http: Number(port), stop: async () => { child.kill('SIGTERM'); await exited; } });
-    };
-    child.stdout.on('data', (d) => { out += d; check(); });
-    child.stderr.on('data', (d) => { out += d; check(); });
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`serve exited:\n${out}`)); });
-  });
-}
+/** Runs the command to its end; stdout and stderr together. */
+const run = (args: readonly string[]) => runTributary(args).then((r) => ({ code: r.code, out: r.stdout + r.stderr }));
+const start = (args: readonly string[]) => startServe([...LOOPBACK, ...args], 60_000);
 
 async function infer(port: number, model: string, ms: number): Promise<{ status: number; body: { error?: string; outputs?: { data: number[] }[] } }> {
   const res = await fetch(`http://127.0.0.1:${port}/v2/models/${model}/infer`, {

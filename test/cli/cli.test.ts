@@ -6,38 +6,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { lastValueFrom, toArray } from 'rxjs';
 import { createServer } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { BIN, ROOT, runTributary, type Exited } from '../helpers/tributary-process.js';
 import { exampleRepo, type ExampleRepo } from './example-repo.js';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const BIN = join(ROOT, 'bin/tributary.js');
-
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-function run(args: readonly string[], timeoutMs = 30_000): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tributary ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolveRun({ code, signal, stdout, stderr });
-    });
-  });
-}
+type Run = Exited;
+const run = runTributary;
 
 /** Run a few commands two at a time (the machine has two cores). */
 async function runAll(cases: readonly (readonly string[])[]): Promise<Run[]> {

@@ -3,26 +3,12 @@
  * ONNX model it calls, in one process, outputs as v2 JSON on stdout; script errors as file:line:col.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { runTributary } from '../helpers/tributary-process.js';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const BIN = join(ROOT, 'bin/tributary.js');
-
-function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const run = (args: readonly string[]) => runTributary(args);
 
 const SUM_SCRIPT = `import { InferenceRequest, InferenceResponse, Tensor, type Request } from 'tributary/bls';
 

@@ -5,67 +5,19 @@
  * refused GPU flag.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { serveHelp } from '../../src/cli/serve-help.js';
 import { SERVER_VERSION } from '../../src/server/index.js';
 import { createTestClient } from '../frontend/grpc/grpc-client.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import { LOOPBACK, runTributary, startServe } from '../helpers/tributary-process.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-// No --metrics-address: as in tritonserver, metrics bind to --http-address (the banner shows 127.0.0.1).
-const LOOPBACK = ['--http-port', '0', '--grpc-port', '0', '--metrics-port', '0', '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1'];
 
-interface Started { http: number; grpc: number; metrics: number; log(): string; stop(): Promise<number | null> }
-interface Exited { code: number | null; stdout: string; stderr: string }
-
-/** Runs the command to its end (for commands that exit on their own). */
-function run(args: readonly string[]): Promise<Exited> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`tributary ${args.join(' ')}: no exit in 30 s\n${stderr}`)); }, 30_000);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
-
-/** Starts `serve` and waits for its start banner; the ports are read from the banner. */
-function start(args: readonly string[]): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...LOOPBACK, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exited;
-  };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { void stop(); reject(new Error(`no start banner in 30 s:\n${out}`)); }, 30_000);
-    const check = () => {
-      if (!/\/v2\/health\/ready is/.test(out)) return;
-      clearTimeout(timer);
-      const port = (re: RegExp) => Number(re.exec(out)?.[1]);
-      resolve({
-        http: port(/HTTP \(KServe v2\) listening on 127\.0\.0\.1:(\d+)/),
-        grpc: port(/gRPC \(inference\.GRPCInferenceService\) listening on 127\.0\.0\.1:(\d+)/),
-        metrics: port(/metrics listening on 127\.0\.0\.1:(\d+)\/metrics/),
-        log: () => out,
-        stop,
-      });
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}:\n${out}`)); });
-  });
-}
+const run = (args: readonly string[]) => runTributary(args);
+/** Starts `serve` on loopback port 0 (no --metrics-address: as in tritonserver, metrics bind to --http-address). */
+const start = (args: readonly string[]) => startServe([...LOOPBACK, ...args]);
 
 let repo: TempRepo;
 

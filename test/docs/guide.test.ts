@@ -22,48 +22,23 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveFlagSpec } from '../../src/cli/serve-help.js';
 import { parseConfigText, validateConfig } from '../../src/config/index.js';
+import { BIN, LOOPBACK, startServe, type Served } from '../helpers/tributary-process.js';
 import { containsJson, guidePages, pageBlocks, shellCommands, type DocBlock } from './doc-blocks.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/tributary.js');
 const SHELL = new Set(['sh', 'bash', 'shell']);
 const CONFIG = new Set(['pbtxt', 'yaml', 'yml']);
 const blocks = guidePages(ROOT).flatMap((p) => pageBlocks(ROOT, p));
 const where = (b: DocBlock) => `${b.page}:${b.line}`;
 
-interface Server { http: number; grpc: number; metrics: number; log(): string; stop(): Promise<void> }
-
 /** The server the guide's curl commands talk to; ports are read from its start banner. */
-function startServer(): Promise<Server> {
-  const args = [BIN, 'serve', '--model-repository', 'pipelines', '--model-repository', 'examples/guide',
+function startServer(): Promise<Served> {
+  return startServe(['--model-repository', 'pipelines', '--model-repository', 'examples/guide',
     '--model-control-mode', 'explicit', ...['langid', 'sentiment', 'mood', 'add_sub'].flatMap((m) => ['--load-model', m]),
-    '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0', '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1',
-    '--metrics-config', 'summary_latencies=true', '--metrics-config', 'histogram_latencies=true'];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const exited = new Promise<void>((r) => child.on('close', () => r()));
-  const stop = async () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); await exited; };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { void stop(); reject(new Error(`no start banner in 120 s:\n${out}`)); }, 120_000);
-    const check = (d: Buffer) => {
-      out += d;
-      if (!/\/v2\/health\/ready is/.test(out)) return;
-      clearTimeout(timer);
-      const port = (re: RegExp) => Number(re.exec(out)?.[1]);
-      resolve({
-        http: port(/HTTP \(KServe v2\) listening on 127\.0\.0\.1:(\d+)/),
-        grpc: port(/gRPC \(inference\.GRPCInferenceService\) listening on 127\.0\.0\.1:(\d+)/),
-        metrics: port(/metrics listening on 127\.0\.0\.1:(\d+)\/metrics/),
-        log: () => out, stop,
-      });
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`serve exited:\n${out}`)); });
-  });
+    ...LOOPBACK, '--metrics-config', 'summary_latencies=true', '--metrics-config', 'histogram_latencies=true'], 120_000);
 }
 
-let server: Server;
+let server: Served;
 /** Where commands run: links to the repository's pipelines/ and examples/, and a `tributary` on PATH. */
 let work: string;
 

@@ -22,4 +22,12 @@ input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]
 output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] } ]
 `;
 
+/** A sequence-batching identity model (INT32 [batch, 1]) named "seq", for sequence ID checks. */
+export const SEQ_CONFIG = [
+  'name: "seq"', 'backend: "identity"', 'max_batch_size: 4',
+  'input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+  'output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+  'sequence_batching { max_sequence_idle_microseconds: 5000000 }', '',
+].join('\n');
+
 export const int32s = (n: number, f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));

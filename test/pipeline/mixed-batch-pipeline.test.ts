@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGraph } from '../../scripts/onnx/index.js';
-import { startHttpServer } from '../../src/frontend/http/index.js';
-import { createServer, type Server } from '../../src/server/index.js';
+import type { Server } from '../../src/server/index.js';
+import { serveHttp } from '../helpers/serve-http.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
 
 /** Y = X + k over FP32 tensors of `dims` (a string dim is symbolic: the batch). */
@@ -40,7 +40,7 @@ function ensemble(name: string, mbs: number, inDims: number[], outDims: number[]
 let repo: TempRepo;
 let server: Server;
 let base: string;
-let closeHttp: () => Promise<void>;
+let close: () => Promise<void>;
 
 before(async () => {
   repo = tempRepo();
@@ -67,16 +67,11 @@ before(async () => {
   // Refused: shapes agree neither way; a batching step below the pipeline's max_batch_size.
   repo.file('bad_shape/config.pbtxt', ensemble('bad_shape', 8, [2, 2], [4], ['add10_flat']));
   repo.file('bad_mbs/config.pbtxt', ensemble('bad_mbs', 8, [4], [4], ['add1_small']));
-  server = await createServer({ modelRepository: repo.dir, modelControlMode: 'explicit' });
-  for (const m of ['b_flat', 'b_explicit', 'b_any', 'nb_flat', 'nb_out', 'nb_full']) await server.loadModel(m);
-  const http = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${http.port}`;
-  closeHttp = () => http.close();
+  ({ server, base, close } = await serveHttp(repo.dir, ['b_flat', 'b_explicit', 'b_any', 'nb_flat', 'nb_out', 'nb_full']));
 });
 
 after(async () => {
-  await closeHttp?.();
-  await server?.close();
+  await close?.();
   repo?.remove();
 });
 

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGraph } from '../../scripts/onnx/index.js';
-import { startHttpServer } from '../../src/frontend/http/index.js';
-import { createServer, type Server } from '../../src/server/index.js';
+import { serveHttp } from '../helpers/serve-http.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
 
 function ensemble(name: string, step: string, labelFile?: string): string {
@@ -20,9 +19,8 @@ function ensemble(name: string, step: string, labelFile?: string): string {
 }
 
 let repo: TempRepo;
-let server: Server;
 let base: string;
-let closeHttp: () => Promise<void>;
+let close: () => Promise<void>;
 
 before(async () => {
   repo = tempRepo();
@@ -38,16 +36,11 @@ before(async () => {
   repo.file('nested/config.pbtxt', ensemble('nested', 'inherits').replaceAll('key: "X"', 'key: "IN"').replaceAll('key: "Y"', 'key: "OUT"'));
   repo.file('own/config.pbtxt', ensemble('own', 'scores', 'own_labels.txt'));
   repo.file('own/own_labels.txt', 'north\neast\nsouth\nwest\n');
-  server = await createServer({ modelRepository: repo.dir, modelControlMode: 'explicit' });
-  for (const m of ['inherits', 'nested', 'own']) await server.loadModel(m);
-  const http = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${http.port}`;
-  closeHttp = () => http.close();
+  ({ base, close } = await serveHttp(repo.dir, ['inherits', 'nested', 'own']));
 });
 
 after(async () => {
-  await closeHttp?.();
-  await server?.close();
+  await close?.();
   repo?.remove();
 });
 

@@ -5,27 +5,14 @@
  * flags: --disable-auto-complete-config, --model-config-name, --backend-config.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createServer } from '../../src/server/index.js';
 import { tempRepo } from '../helpers/temp-repo.js';
+import { runTributary } from '../helpers/tributary-process.js';
 import { ADD_CONST_CONFIG, addConstModel } from './add-const-model.js';
 import { BROKEN, brokenRepo } from './broken-models.js';
 
-const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
-
-function validate(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'validate', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const validate = (args: readonly string[]) => runTributary(['validate', ...args]);
 
 /**
  * What validate must print for a load's message: after Triton's "version <v> is at UNAVAILABLE

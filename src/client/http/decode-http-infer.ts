@@ -4,7 +4,7 @@
  * protocol's tensorFromJson.
  */
 import type { Parameters } from '../../inference/index.js';
-import { BinaryCursor, binaryInput, splitInferBody, tensorFromJson } from '../../protocol/index.js';
+import { BinaryCursor, binaryInput, outputFromJson, rawBytesJsonText, splitInferBody } from '../../protocol/index.js';
 import { createTensor, type DataType, type Tensor } from '../../tensor/index.js';
 import { ClientError } from '../client-error.js';
 import { numberToBf16, numberToHalf } from '../half-float.js';
@@ -14,7 +14,6 @@ import type { InferResult } from '../types.js';
 interface OutputJson { name: string; datatype: DataType; shape: number[]; parameters?: Parameters; data?: unknown[] }
 export interface ResponseJson { model_name: string; model_version?: string; id?: string; parameters?: Parameters; outputs?: OutputJson[]; error?: string }
 
-const utf8d = new TextDecoder();
 const NUMERIC_DATA = /"data":\[([^\]"]*)\]/g;
 const BIG_ELEMENT = /(^|,)(-?\d{16,})(?=,|$)/g;
 
@@ -32,7 +31,7 @@ function jsonOutput(o: OutputJson): Tensor {
     const narrow = o.datatype === 'FP16' ? numberToHalf : numberToBf16;
     return createTensor(o.name, o.datatype, o.shape, Uint16Array.from(o.data as number[], (v) => narrow(v ?? NaN)));
   }
-  return tensorFromJson(o.name, o.datatype, o.shape, o.data);
+  return outputFromJson(o.name, o.datatype, o.shape, o.data);
 }
 
 /** A parsed response object (and the binary section after its header, if any) as an InferResult. */
@@ -50,5 +49,6 @@ export function resultFromJson(obj: ResponseJson, binary?: Uint8Array): InferRes
 
 export function decodeHttpInfer(body: Uint8Array, headerLength: number | undefined): InferResult {
   const { json, binary } = splitInferBody(body, headerLength);
-  return resultFromJson(parseResponseJson(utf8d.decode(json)), binary);
+  // Bytes that are not UTF-8 in a BYTES element come raw (as from Triton): read them as bytes.
+  return resultFromJson(parseResponseJson(rawBytesJsonText(json)), binary);
 }

@@ -1,9 +1,10 @@
-import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { Metadata, type handleUnaryCall, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import { forwardHeaders } from '../../protocol/index.js';
 import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
+import type { TraceContext } from '../../inference/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
 import { requestDeadline } from './request-deadline.js';
@@ -35,12 +36,22 @@ export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry, h
     const { request, placements } = decoded;
     const deadline = requestDeadline(call);
     if (deadline !== undefined) request.deadline = deadline;
+    const traceparent = call.metadata.get('traceparent')[0];
+    const traceContext: TraceContext | undefined = typeof traceparent === 'string' ? (request.traceContext = { parent: traceparent }) : undefined;
     let answered = false;
     const answer = (err: unknown, res?: ModelInferResponseMsg) => {
       if (answered) return;
       answered = true;
       if (err !== null) callback(toServiceError(err));
-      else callback(null, res);
+      else {
+        // The span that served the request, when it was traced (opentelemetry mode).
+        if (traceContext?.traceparent) {
+          const md = new Metadata();
+          md.set('traceparent', traceContext.traceparent);
+          call.sendMetadata(md);
+        }
+        callback(null, res);
+      }
     };
     const sub = plane.infer(request).subscribe({
       next(resp) {

@@ -5,25 +5,28 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
-import { decodeGenerateRequest, encodeGenerateResponse } from '../../protocol/index.js';
+import { decodeGenerateRequest, encodeGenerateResponse, forwardHeaders } from '../../protocol/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
 import { decodeJsonBody } from './decode-http-infer.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { respondStream, respondUnary } from './respond-stream.js';
 
-export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane): void {
+export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, headerPattern?: RegExp): void {
   const decode = (req: FastifyRequest<{ Params: ModelParams }>) => {
     const { model, version } = req.params;
     const meta = plane.modelMetadata(model, version);
     const body = req.body as Buffer | undefined;
     if (!body || body.byteLength === 0) throw Errors.requestBodyEmpty('generate', model);
     const ctx = { model, ...(version ? { version } : {}), inputs: meta.inputs };
-    return decodeJsonBody(req, 'generate request', (json, lossy) => decodeGenerateRequest(json, { ...ctx, lossy }));
+    const request = decodeJsonBody(req, 'generate request', (json, lossy) => decodeGenerateRequest(json, { ...ctx, lossy }));
+    const parameters = forwardHeaders(headerPattern, model, Object.entries(req.headers), request.parameters);
+    if (parameters) request.parameters = parameters;
+    return request;
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     // A decoding error is thrown to the one error handler (send-error.ts).
     const responses = plane.infer(decode(req));
-    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false });
+    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining() });
     return respondUnary(reply, req.params.model, responses,
       (r) => reply.type('application/json').send(encodeGenerateResponse(r)),
       () => Errors.tooManyResponses(req.params.model));

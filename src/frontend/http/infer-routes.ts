@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import { encodeInferResponse, encodeInferResponseParts, forwardHeaders, type SharedMemoryAccess } from '../../protocol/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
+import type { TraceContext } from '../../inference/index.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
 import { respondStream, respondUnary, wantsEventStream } from './respond-stream.js';
 import { sendBinaryResponse } from './send-binary-response.js';
@@ -17,16 +18,20 @@ export function registerInferRoutes(
     const decoded = decodeHttpInfer(request, plane, model, version, shm);
     const parameters = forwardHeaders(headerPattern, model, Object.entries(request.headers), decoded.request.parameters);
     if (parameters) decoded.request.parameters = parameters;
+    const traceparent = request.headers.traceparent;
+    const traceContext: TraceContext | undefined = typeof traceparent === 'string' ? (decoded.request.traceContext = { parent: traceparent }) : undefined;
     const responses = plane.infer(decoded.request);
     if (wantsEventStream(request)) {
       // Events carry JSON only; shared-memory placement still applies.
       const enc = decoded.encoding.sharedMemory
         ? { binaryDefault: false, sharedMemory: decoded.encoding.sharedMemory }
         : { binaryDefault: false };
-      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true });
+      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining() });
     }
     return respondUnary(reply, model, responses, (r) => {
       const out = encodeInferResponseParts(r, decoded.encoding, shm);
+      // The span that served the request, when it was traced (opentelemetry mode).
+      if (traceContext?.traceparent) reply.header('traceparent', traceContext.traceparent);
       if (out.binary === undefined) reply.type('application/json').send(out.json);
       else sendBinaryResponse(request, reply, out.json, out.binary, compressThreshold);
     }, () => Errors.tooManyResponses(model));

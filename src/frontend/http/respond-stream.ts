@@ -27,7 +27,7 @@ export function respondStream(
   reply: FastifyReply,
   responses: Observable<InferenceResponse>,
   encode: (r: InferenceResponse) => string | Buffer,
-  options: { endEvent: boolean },
+  options: { endEvent: boolean; draining: () => boolean },
 ): FastifyReply {
   const res = reply.raw;
   let started = false;
@@ -36,7 +36,9 @@ export function respondStream(
     if (started) return;
     started = true;
     reply.hijack();
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    // During a drain the connection ends with the stream (an SSE reply bypasses the onSend hook).
+    const connection = options.draining() ? 'close' : 'keep-alive';
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection });
   };
   const fail = (e: unknown) => {
     done = true;

@@ -52,7 +52,7 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
   logger?: boolean;
   /** Compress responses of at least this many bytes when the client accepts it. Default 1024. */
   compressThreshold?: number;
-  /** /infer request headers matching this become request parameters (--http-header-forward-pattern). */
+  /** /infer, /generate and /generate_stream request headers matching this become request parameters (--http-header-forward-pattern). */
   headerForwardPattern?: RegExp;
 }
 
@@ -112,9 +112,14 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   });
   const shm = options.sharedMemory;
   const plane = options.dataPlane ?? createDataPlane(server, shm ? { sharedMemory: shm } : {});
+  // Checked as each response is sent, so a response to a request that came before the drain closes its connection too.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (plane.draining()) reply.header('connection', 'close');
+    done(null, payload);
+  });
   registerModelRoutes(app, plane);
   registerInferRoutes(app, plane, shm, compressThreshold, options.headerForwardPattern);
-  registerGenerateRoutes(app, plane);
+  registerGenerateRoutes(app, plane, options.headerForwardPattern);
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
   registerSharedMemoryRoutes(app, plane);

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGraph } from '../../../scripts/onnx/index.js';
-import { startHttpServer } from '../../../src/frontend/http/index.js';
-import { createServer, type Server } from '../../../src/server/index.js';
+import { serveHttp } from '../../helpers/serve-http.js';
 import { tempRepo, type TempRepo } from '../../helpers/temp-repo.js';
 
 /**
@@ -31,9 +30,8 @@ function config(name: string, mbs: number, dims: number[], reshape: number[]): s
 }
 
 let repo: TempRepo;
-let server: Server;
 let base: string;
-let closeHttp: () => Promise<void>;
+let close: () => Promise<void>;
 
 before(async () => {
   repo = tempRepo();
@@ -50,16 +48,11 @@ before(async () => {
     repo.file(`${name}/1/model.onnx`, addOne(name, onnxDims, mbs === 0));
     repo.file(`${name}/config.pbtxt`, config(name, mbs, dims, reshape));
   }
-  server = await createServer({ modelRepository: repo.dir, modelControlMode: 'explicit' });
-  for (const [name] of models) await server.loadModel(name);
-  const http = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${http.port}`;
-  closeHttp = () => http.close();
+  ({ base, close } = await serveHttp(repo.dir, models.map(([name]) => name)));
 });
 
 after(async () => {
-  await closeHttp?.();
-  await server?.close();
+  await close?.();
   repo?.remove();
 });
 

@@ -6,21 +6,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
-import { createServer, type LocalServer } from '../../../src/server/index.js';
-import { startGrpcServer } from '../../../src/frontend/grpc/index.js';
-import { tempRepo, type TempRepo } from '../../helpers/temp-repo.js';
-import { createTestClient, type TestClient } from '../grpc/grpc-client.js';
+import { SEQ_CONFIG } from '../../helpers/model-configs.js';
+import { startWireServers, type WireServers } from '../../helpers/wire-servers.js';
+import type { TestClient } from '../grpc/grpc-client.js';
 
 const INTS = [
   'name: "ints"', 'backend: "identity"', 'max_batch_size: 0',
   'input [ { name: "IN_INT64" data_type: TYPE_INT64 dims: [ -1 ] }, { name: "IN_UINT64" data_type: TYPE_UINT64 dims: [ -1 ] } ]',
   'output [ { name: "OUT_INT64" data_type: TYPE_INT64 dims: [ -1 ] }, { name: "OUT_UINT64" data_type: TYPE_UINT64 dims: [ -1 ] } ]', '',
-].join('\n');
-const SEQ = [
-  'name: "seq"', 'backend: "identity"', 'max_batch_size: 4',
-  'input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 1 ] } ]',
-  'output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 1 ] } ]',
-  'sequence_batching { max_sequence_idle_microseconds: 5000000 }', '',
 ].join('\n');
 
 const P60_1 = '1152921504606846977'; // 2^60 + 1: a double rounds it to 2^60
@@ -28,19 +21,14 @@ const INT64_MIN = '-9223372036854775808';
 const INT64_MAX = '9223372036854775807';
 const UINT64_MAX = '18446744073709551615';
 
-let repo: TempRepo;
-let server: LocalServer;
+let servers: WireServers;
 let grpc: TestClient;
-let close: () => Promise<void>;
 
 before(async () => {
-  repo = tempRepo({ 'ints/config.pbtxt': INTS, 'ints/1/.keep': '', 'seq/config.pbtxt': SEQ, 'seq/1/.keep': '' });
-  server = await createServer({ modelRepository: repo.dir, modelControlMode: 'explicit', loadModels: ['*'] });
-  const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1' });
-  grpc = createTestClient(g.port);
-  close = async () => { grpc.close(); await g.close(); };
+  servers = await startWireServers({ 'ints/config.pbtxt': INTS, 'ints/1/.keep': '', 'seq/config.pbtxt': SEQ_CONFIG, 'seq/1/.keep': '' }, false);
+  grpc = servers.grpc;
 });
-after(async () => { await close(); await server.close(); repo.remove(); });
+after(() => servers.close());
 
 const refused = (req: object) => grpc.call('ModelInfer', req).then(() => assert.fail('ModelInfer succeeded'), (e) => e);
 const int64s = (raw: Buffer, unsigned: boolean) => {

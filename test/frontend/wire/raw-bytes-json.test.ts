@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { createServer, type LocalServer } from '../../../src/server/index.js';
 import { startHttpServer } from '../../../src/frontend/http/index.js';
 import { jsonWireBytes, rawBytesJsonString } from '../../../src/protocol/raw-bytes-json.js';
+import { decodeInferResponse } from '../../../src/protocol/index.js';
+import { createHttpClient, createTensor } from '../../../src/client/index.js';
 import { tempRepo, type TempRepo } from '../../helpers/temp-repo.js';
 
 /** a, 0xff, 0xfe, b; a cut euro sign; U+1F080 (its second UTF-16 half lies in U+DC80-U+DCFF) then a stray 0x80. */
@@ -77,6 +79,25 @@ test('the JSON header of a binary-framed response carries the bytes raw, and its
   assert.ok(header.includes(RAW_DATA), header.toString('latin1'));
   assert.equal(header.at(-1), 0x7d, 'the header ends where its length says');
   assert.deepEqual(body.subarray(headerLength), bytes([10, 0, 0, 0], 'plain "é"'));
+});
+
+test('our client keeps the raw bytes exactly: the SDK over JSON, and decodeInferResponse on a binary-framed body', async () => {
+  const expected = [...RAW.map((b) => Uint8Array.from(b))];
+  const client = createHttpClient({ url: base, binary: false });
+  try {
+    const r = await client.infer('raw', [createTensor('text_input', 'BYTES', [1], [new TextEncoder().encode('x')])]);
+    assert.deepEqual(r.output('RAW').data, expected);
+    assert.deepEqual(r.output('text_output').data, [Uint8Array.from([0x22, 0x5c, 0x0a, 0xc3, 0xa9, 0xff])]);
+    assert.deepEqual(r.output('TEXT').data, [new TextEncoder().encode('plain "é"')]);
+  } finally {
+    await client.close();
+  }
+  const req = { ...REQUEST, outputs: [{ name: 'RAW' }, { name: 'TEXT', parameters: { binary_data: true } }] };
+  const { res, body } = await post('/v2/models/raw/infer', req);
+  const decoded = decodeInferResponse(body, Number(res.headers.get('inference-header-content-length')));
+  assert.deepEqual(decoded.outputs.find((o) => o.name === 'RAW')!.data, expected);
+  // A binary output is a Buffer view over the body: its bytes are what counts.
+  assert.deepEqual((decoded.outputs.find((o) => o.name === 'TEXT')!.data as Uint8Array[]).map((d) => Uint8Array.from(d)), [new TextEncoder().encode('plain "é"')]);
 });
 
 test('SSE events from /infer and /generate_stream, and /generate, carry the bytes raw', async () => {

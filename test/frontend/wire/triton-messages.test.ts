@@ -6,11 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
 import { setLogSink } from '../../../src/logger.js';
-import { createServer, type LocalServer } from '../../../src/server/index.js';
-import { startHttpServer } from '../../../src/frontend/http/index.js';
-import { startGrpcServer } from '../../../src/frontend/grpc/index.js';
-import { tempRepo, type TempRepo } from '../../helpers/temp-repo.js';
-import { createTestClient, type TestClient } from '../grpc/grpc-client.js';
+import { startWireServers, type WireServers } from '../../helpers/wire-servers.js';
+import type { TestClient } from '../grpc/grpc-client.js';
 
 const SIMPLE = [
   'name: "simple"', 'backend: "identity"', 'max_batch_size: 8',
@@ -23,23 +20,16 @@ const BROKEN = [
   'input [ { name: "A" data_type: TYPE_FP32 dims: [ 4 ] } ]', '',
 ].join('\n');
 
-let repo: TempRepo;
-let server: LocalServer;
+let servers: WireServers;
 let base: string;
 let grpc: TestClient;
-let closeFrontEnds: () => Promise<void>;
 
 before(async () => {
   setLogSink(() => {}); // the broken model's load failure is logged; the assertions are on the answers
-  repo = tempRepo({ 'simple/config.pbtxt': SIMPLE, 'simple/1/.keep': '', 'broken/config.pbtxt': BROKEN, 'broken/1/.keep': '' });
-  server = await createServer({ modelRepository: repo.dir, modelControlMode: 'explicit', loadModels: ['*'] });
-  const http = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
-  const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${http.port}`;
-  grpc = createTestClient(g.port);
-  closeFrontEnds = async () => { grpc.close(); await g.close(); await http.close(); };
+  servers = await startWireServers({ 'simple/config.pbtxt': SIMPLE, 'simple/1/.keep': '', 'broken/config.pbtxt': BROKEN, 'broken/1/.keep': '' });
+  ({ base, grpc } = servers);
 });
-after(async () => { await closeFrontEnds(); await server.close(); repo.remove(); });
+after(() => servers.close());
 
 interface In { name: string; datatype?: string; shape?: number[] }
 const four = (name: string, rows = 1, datatype = 'FP32'): In => ({ name, datatype, shape: [rows, 4] });

@@ -7,12 +7,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { status } from '@grpc/grpc-js';
-import { createServer, type LocalServer } from '../../../src/server/index.js';
+import type { LocalServer } from '../../../src/server/index.js';
 import { startHttpServer } from '../../../src/frontend/http/index.js';
 import { startGrpcServer } from '../../../src/frontend/grpc/index.js';
 import { parseJsonExact } from '../../../src/protocol/index.js';
 import { createSharedMemoryRegistry } from '../../../src/frontend/shm/index.js';
-import { tempRepo, type TempRepo } from '../../helpers/temp-repo.js';
+import { SEQ_CONFIG } from '../../helpers/model-configs.js';
+import { startWireServers, type WireServers } from '../../helpers/wire-servers.js';
 import { createTestClient, type TestClient } from '../grpc/grpc-client.js';
 
 const INT64 = [
@@ -21,29 +22,17 @@ const INT64 = [
   '        { name: "IN_UINT64" data_type: TYPE_UINT64 dims: [ -1 ] optional: true } ]',
   'output [ { name: "OUT_INT64" data_type: TYPE_INT64 dims: [ -1 ] }, { name: "OUT_UINT64" data_type: TYPE_UINT64 dims: [ -1 ] } ]', '',
 ].join('\n');
-const SEQ = [
-  'name: "seq"', 'backend: "identity"', 'max_batch_size: 4',
-  'input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 1 ] } ]',
-  'output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 1 ] } ]',
-  'sequence_batching { max_sequence_idle_microseconds: 5000000 }', '',
-].join('\n');
 
-let repo: TempRepo;
+let servers: WireServers;
 let server: LocalServer;
 let base: string;
 let grpc: TestClient;
-let closeFrontEnds: () => Promise<void>;
 
 before(async () => {
-  repo = tempRepo({ 'ints/config.pbtxt': INT64, 'ints/1/.keep': '', 'seq/config.pbtxt': SEQ, 'seq/1/.keep': '' });
-  server = await createServer({ modelRepository: repo.dir, modelControlMode: 'explicit', loadModels: ['*'] });
-  const http = await startHttpServer(server, { port: 0, host: '127.0.0.1', compressThreshold: 1 });
-  const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${http.port}`;
-  grpc = createTestClient(g.port);
-  closeFrontEnds = async () => { grpc.close(); await g.close(); await http.close(); };
+  servers = await startWireServers({ 'ints/config.pbtxt': INT64, 'ints/1/.keep': '', 'seq/config.pbtxt': SEQ_CONFIG, 'seq/1/.keep': '' }, { compressThreshold: 1 });
+  ({ server, base, grpc } = servers);
 });
-after(async () => { await closeFrontEnds(); await server.close(); repo.remove(); });
+after(() => servers.close());
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
   fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
