@@ -32,11 +32,11 @@ function charLength(b: Uint8Array, i: number): number {
 const escaped = (text: string): string => JSON.stringify(text).slice(1, -1);
 
 /**
- * A BYTES element as a JSON string literal: its UTF-8 text escaped as JSON.stringify does, and each
- * byte that is not part of a UTF-8 character as the lone surrogate standing for it.
+ * `bytes` as text: each run of UTF-8 characters decoded and passed through `piece`, and each byte
+ * that is not part of a UTF-8 character as the lone surrogate U+DC80-U+DCFF standing for it.
  */
-export function rawBytesJsonString(bytes: Uint8Array): string {
-  let s = '"';
+function bytesAsText(bytes: Uint8Array, piece: (text: string) => string): string {
+  let s = '';
   let from = 0;
   for (let i = 0; i < bytes.length;) {
     const n = charLength(bytes, i);
@@ -44,10 +44,18 @@ export function rawBytesJsonString(bytes: Uint8Array): string {
       i += n;
       continue;
     }
-    s += escaped(utf8d.decode(bytes.subarray(from, i))) + String.fromCharCode(0xdc00 + bytes[i]!);
+    s += piece(utf8d.decode(bytes.subarray(from, i))) + String.fromCharCode(0xdc00 + bytes[i]!);
     from = ++i;
   }
-  return s + escaped(utf8d.decode(bytes.subarray(from))) + '"';
+  return s + piece(utf8d.decode(bytes.subarray(from)));
+}
+
+/**
+ * A BYTES element as a JSON string literal: its UTF-8 text escaped as JSON.stringify does, and each
+ * byte that is not part of a UTF-8 character as the lone surrogate standing for it.
+ */
+export function rawBytesJsonString(bytes: Uint8Array): string {
+  return `"${bytesAsText(bytes, escaped)}"`;
 }
 
 /**
@@ -78,19 +86,7 @@ export function jsonWireBytes(text: string): string | Buffer {
  * lose it). Valid UTF-8 (the common case, told by one native check) is decoded as it is.
  */
 export function rawBytesJsonText(bytes: Uint8Array): string {
-  if (isUtf8(bytes)) return utf8d.decode(bytes);
-  let s = '';
-  let from = 0;
-  for (let i = 0; i < bytes.length;) {
-    const n = charLength(bytes, i);
-    if (n > 0) {
-      i += n;
-      continue;
-    }
-    s += utf8d.decode(bytes.subarray(from, i)) + String.fromCharCode(0xdc00 + bytes[i]!);
-    from = ++i;
-  }
-  return s + utf8d.decode(bytes.subarray(from));
+  return isUtf8(bytes) ? utf8d.decode(bytes) : bytesAsText(bytes, (text) => text);
 }
 
 /**
