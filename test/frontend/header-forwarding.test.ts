@@ -1,7 +1,8 @@
 /**
  * --http-header-forward-pattern / --grpc-header-forward-pattern: matching headers reach a real
  * TypeScript script as request parameters (Triton's header forwarding), over HTTP, gRPC unary and a
- * gRPC stream; reserved names are refused as Triton refuses them. And the gRPC keepalive options
+ * gRPC stream, and over /generate and /generate_stream (the body's own field keeps its value);
+ * reserved names are refused as Triton refuses them. And the gRPC keepalive options
  * reach grpc-js: a connection older than --grpc-max-connection-age is closed by the server.
  */
 import { test } from 'node:test';
@@ -109,4 +110,29 @@ test('--grpc-max-connection-age reaches grpc-js: the server closes an older conn
   assert.notEqual(left, connectivityState.READY);
   // A later call reconnects and succeeds.
   assert.deepEqual(await client.call('ServerLive'), { live: true });
+});
+
+test('matching headers become request parameters over /generate and /generate_stream', async (t) => {
+  const repo = tempRepo({ 'params/config.pbtxt': CONFIG, 'params/1/model.ts': SCRIPT });
+  t.after(() => repo.remove());
+  const server = await createServer({ modelRepository: repo.dir });
+  t.after(() => server.close());
+  const http = await startHttpServer(server, { port: 0, host: '127.0.0.1', headerForwardPattern: compileHeaderPattern('http-header-forward-pattern', 'my_.*') });
+  t.after(() => http.close());
+  const post = (path: string) => fetch(`http://127.0.0.1:${http.port}/v2/models/params/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', My_Header: 'v1', my_body: 'header', other: 'no' },
+    body: JSON.stringify({ X: 1, my_body: 'body' }),
+  });
+
+  const unary = await post('generate');
+  assert.equal(unary.status, 200);
+  assert.deepEqual(JSON.parse(((await unary.json()) as { P: string }).P), { my_body: 'body', my_header: 'v1' });
+
+  const stream = await post('generate_stream');
+  assert.equal(stream.status, 200);
+  const events = (await stream.text()).split('\n').filter((l) => l.startsWith('data: '));
+  assert.equal(events.length, 1);
+  const event = JSON.parse(events[0]!.slice('data: '.length)) as { P: string };
+  assert.deepEqual(JSON.parse(event.P), { my_body: 'body', my_header: 'v1' });
 });

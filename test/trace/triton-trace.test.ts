@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { lastValueFrom } from 'rxjs';
-import { createGraph } from '../../scripts/onnx/index.js';
 import { createDataPlane, type DataPlane, type SettingsPatch } from '../../src/dataplane/index.js';
 import { startHttpServer } from '../../src/frontend/http/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -17,26 +16,11 @@ import { createServer, type LocalServer } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
 import { Tracer } from '../../src/trace/index.js';
 import { quietLog } from '../helpers/quiet-log.js';
-import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+import { tracedPipelineRepo } from './traced-pipeline.js';
 
 const ORDER = ['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END'];
 
-const SCRIPT = `import { InferenceRequest, InferenceResponse, Tensor, type Request } from 'tributary/bls';
-
-export default class Model {
-  async execute(requests: Request[]): Promise<InferenceResponse[]> {
-    const out: InferenceResponse[] = [];
-    for (const r of requests) {
-      const x = r.input('X').data as Float32Array;
-      const res = await new InferenceRequest({ model: 'add10', inputs: [new Tensor('X', 'FP32', [4], x)], outputs: ['Y'] }).exec();
-      out.push(new InferenceResponse({ outputs: [new Tensor('Y', 'FP32', [4], res.output('Y').data as Float32Array)] }));
-    }
-    return out;
-  }
-}
-`;
-
-const io = 'input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n';
 
 let repo: TempRepo;
 let dir: string;
@@ -44,15 +28,7 @@ let dir: string;
 quietLog([]);
 
 before(() => {
-  repo = tempRepo();
-  for (const [name, k] of [['add1', 1], ['add10', 10]] as const) {
-    repo.file(`${name}/1/model.onnx`, createGraph(name).input('X', 'FP32', [4]).initializer('k', 'FP32', [1], [k]).node('Add', ['X', 'k'], ['Y']).output('Y', 'FP32', [4]).encode());
-    repo.file(`${name}/config.pbtxt`, `name: "${name}"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 0\n${io}`);
-  }
-  repo.file('script/config.pbtxt', `name: "script"\nbackend: "typescript"\nmax_batch_size: 0\n${io}`);
-  repo.file('script/1/model.ts', SCRIPT);
-  const step = (m: string, from: string, to: string) => `{ model_name: "${m}" model_version: -1 input_map { key: "X" value: "${from}" } output_map { key: "Y" value: "${to}" } }`;
-  repo.file('pipe/config.pbtxt', `name: "pipe"\nplatform: "ensemble"\nmax_batch_size: 0\n${io}ensemble_scheduling { step [ ${step('add1', 'X', 'mid')}, ${step('script', 'mid', 'Y')} ] }\n`);
+  repo = tracedPipelineRepo();
   dir = mkdtempSync(join(tmpdir(), 'tributary-trace-'));
 });
 
