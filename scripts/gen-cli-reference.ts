@@ -21,7 +21,13 @@ const STATUS: Record<ServeFlag['status'], string> = { implemented: 'yes', 'no-ef
 async function tributary(args: readonly string[]): Promise<string> {
   let out = '';
   const write = process.stdout.write;
-  process.stdout.write = ((chunk: string | Uint8Array) => { out += String(chunk); return true; }) as typeof write;
+  // main() imports each command when it runs it, so other writers get turns meanwhile: node:test's
+  // child-process protocol (bytes) passes through; help text is written as strings.
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    if (typeof chunk !== 'string') return (write as (c: Uint8Array, ...r: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
+    out += chunk;
+    return true;
+  }) as typeof write;
   try {
     const code = await main(args);
     if (code !== 0) throw new Error(`tributary ${args.join(' ')} exited ${code}`);

@@ -384,6 +384,9 @@ export const Errors = {
     `model ${q(model)}: Server is stopping, scheduler for model has stopped accepting new inference requests; send it to another replica`),
   drainCancelled: define('TRB_DRAIN_CANCELLED', 'UNAVAILABLE', (model: string, secs: number) =>
     `model ${q(model)}: Server is stopping: the request was still running after --exit-timeout-secs=${secs} and was cancelled; retry it on another replica`),
+  // serve --replicas: the replica that owns a sequence (by the hash of its id) cannot be reached.
+  sequenceOwnerUnavailable: define('TRB_SEQUENCE_OWNER_UNAVAILABLE', 'UNAVAILABLE', (sequence: string, slot: number, why: string) =>
+    `sequence ${q(sequence)}: its replica ${slot} is not serving (${why}); the sequence's state was lost with it if it crashed: retry from START once the replacement is up`),
   // Triton's words (qa/L0_parameters matches "reserved for Triton usage").
   headerReserved: define('TRB_HEADER_RESERVED', 'INVALID_ARG', (model: string, header: string) =>
     `model ${q(model)}: forwarded header ${q(header)} is reserved for Triton usage and cannot be a request parameter; rename the header or narrow the header forward pattern`),
@@ -497,6 +500,8 @@ export const Errors = {
     `model ${q(model)}: execution provider ${q(provider)} is not available on this machine (onnxruntime-node here ships the CPU provider only); remove it from optimization.execution_accelerators`),
   scriptError: define('TRB_SCRIPT_ERROR', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
   scriptLimit: define('TRB_SCRIPT_LIMIT', 'UNAVAILABLE', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+  scriptFastPathStopped: define('TRB_SCRIPT_FAST_PATH_STOPPED', 'UNAVAILABLE', (model: string, boundMs: number) =>
+    `model ${q(model)}: execute() ran past fast_path_ms (${boundMs} ms) on the main thread after sending responses, so it was stopped and cannot be re-run without sending them twice; set parameter fast_path_ms to 0 for a script whose calls are sometimes long`),
   scriptOutputInvalid: define('TRB_SCRIPT_OUTPUT_INVALID', 'INTERNAL', (model: string, script: string, where: string, msg: string) =>
     `model ${q(model)}: ${script} ${where}: ${msg}`),
   scriptResponseTimeout: define('TRB_SCRIPT_RESPONSE_TIMEOUT', 'UNAVAILABLE', (model: string, ms: number, source: string) =>
@@ -516,6 +521,36 @@ export const Errors = {
     `pipeline ${q(pipeline)}: output ${outputs.map(q).join(', ')} was never produced (a step returned no response, or a response without the mapped output)`),
   pipelineNotDecoupled: define('TRB_PIPELINE_NOT_DECOUPLED', 'INTERNAL', (pipeline: string) =>
     `pipeline ${q(pipeline)} is not decoupled but produced more than one set of outputs (a decoupled step sent several responses); set model_transaction_policy { decoupled: true } on the pipeline to stream them`),
+
+  // pipeline control flow at run time (src/dataflow: skipped outputs, map:, loop:)
+  pipelineOutputSkipped: define('TRB_PIPELINE_OUTPUT_SKIPPED', 'INTERNAL', (pipeline: string, output: string) =>
+    `pipeline ${q(pipeline)}: output ${q(output)} was skipped on this request's path (every node producing it was skipped) and is not optional; produce it on every path or mark it optional: true`),
+  pipelineMapNotList: define('TRB_PIPELINE_MAP_NOT_LIST', 'INVALID_ARG', (pipeline: string, map: string, over: string, shape: string) =>
+    `pipeline ${q(pipeline)}, ${map}: tensor ${q(over)} (shape ${shape}) has no first dim to map over; send it with at least one dim`),
+  pipelineMapTooManyItems: define('TRB_PIPELINE_MAP_TOO_MANY_ITEMS', 'INVALID_ARG', (pipeline: string, map: string, over: string, items: number, max: number) =>
+    `pipeline ${q(pipeline)}, ${map}: tensor ${q(over)} has ${items} items, more than max_items ${max}; send fewer items or raise max_items`),
+  pipelineMapItemFailed: define('TRB_PIPELINE_MAP_ITEM_FAILED', 'INTERNAL', (pipeline: string, map: string, item: number, items: number) =>
+    `pipeline ${q(pipeline)}, ${map}: item ${item} (of ${items}) failed`),
+  pipelineMapItemOutput: define('TRB_PIPELINE_MAP_ITEM_OUTPUT', 'INTERNAL', (pipeline: string, map: string, item: number, tensor: string) =>
+    `pipeline ${q(pipeline)}, ${map}: item ${item} produced no ${q(tensor)} (skipped inside the item); every item must produce each mapped output`),
+  pipelineMapShapeMismatch: define('TRB_PIPELINE_MAP_SHAPE_MISMATCH', 'INTERNAL', (pipeline: string, map: string, item: number, tensor: string, got: string, want: string) =>
+    `pipeline ${q(pipeline)}, ${map}: item ${item} made ${q(tensor)} ${got} but item 0 made ${want}; items are concatenated along dim 0, so every other dim must agree (pad or resize inside the map)`),
+  pipelineLoopIterationFailed: define('TRB_PIPELINE_LOOP_ITERATION_FAILED', 'INTERNAL', (pipeline: string, loop: string, iteration: number) =>
+    `pipeline ${q(pipeline)}, ${loop}: iteration ${iteration} failed`),
+  pipelineLoopNextMissing: define('TRB_PIPELINE_LOOP_NEXT_MISSING', 'INTERNAL', (pipeline: string, loop: string, iteration: number, from: string, carried: string) =>
+    `pipeline ${q(pipeline)}, ${loop}: iteration ${iteration} produced no ${q(from)}, the next value of carried tensor ${q(carried)}`),
+
+  // pipeline conditions at run time (src/pipeline/condition/); load-time problems go to the problem sink
+  conditionNotScalar: define('TRB_PIPELINE_CONDITION_NOT_SCALAR', 'INVALID_ARG', (condition: string, tensor: string, count: number) =>
+    `condition ${q(condition)}: tensor ${q(tensor)} has ${count} elements where the condition reads one value; compare a summary instead (max(), min(), any(), all(), top1())`),
+  conditionParamType: define('TRB_PIPELINE_CONDITION_PARAM_TYPE', 'INVALID_ARG', (condition: string, param: string, expected: string, got: string) =>
+    `condition ${q(condition)}: request parameter ${q(param)} is a ${got} but the condition uses it as a ${expected}; send it as a ${expected}`),
+  conditionEmptyTensor: define('TRB_PIPELINE_CONDITION_EMPTY_TENSOR', 'INVALID_ARG', (condition: string, call: string) =>
+    `condition ${q(condition)}: ${call} has no value for a tensor with no elements; test size() first`),
+  conditionIndexRange: define('TRB_PIPELINE_CONDITION_INDEX_RANGE', 'INVALID_ARG', (condition: string, what: string, index: number, length: number) =>
+    `condition ${q(condition)}: index ${index} is out of range for ${what}, which has ${length} items`),
+  conditionLabelMissing: define('TRB_PIPELINE_CONDITION_LABEL_MISSING', 'INTERNAL', (condition: string, tensor: string, index: number, labels: number) =>
+    `condition ${q(condition)}: top1(${tensor}) is class ${index} but the tensor has ${labels} labels; give its label file one line per class`),
 } as const;
 
 /**

@@ -19,6 +19,12 @@ import { configParam, configParamInt, type ModelConfig } from '../../src/config/
  * - `allow_webassembly` (default "false"): WebAssembly is removed from the sandbox unless "true",
  *   because WebAssembly.Memory is allocated outside the V8 heap and so escapes memory_limit_mb
  *   (a 64 MB script grew the server by 2.8 GB). Turned on, wasm memory is not limited by it.
+ * - `fast_path_ms` (default 1, 0 for a model with sequence_batching; 0..2, 0 = off): how long a
+ *   call's execute() may run synchronously on the main thread when the instance's recent calls
+ *   were short (fast-path-gate.ts). Past it isolated-vm stops the call and it is re-run from the
+ *   start on the isolate thread. 1 rather than 2: the stop itself lands 0.1-6 ms late on a loaded
+ *   machine (isolated-vm's timer thread must be scheduled), and the loop must not stall past 2 ms.
+ *   Off for sequence models because a re-run sees whatever state the stopped attempt left.
  */
 export interface SandboxOptions {
   memoryLimitMb: number;
@@ -27,6 +33,7 @@ export interface SandboxOptions {
   spares: number;
   responseTimeoutMs: number;
   webAssembly: boolean;
+  fastPathMs: number;
 }
 
 export function sandboxOptions(config: ModelConfig): SandboxOptions {
@@ -36,7 +43,9 @@ export function sandboxOptions(config: ModelConfig): SandboxOptions {
   const tc = (configParam(config, 'type_check') ?? 'error').trim().toLowerCase();
   const responseTimeoutMs = configParamInt(config, 'response_timeout_ms', 60_000);
   const wasm = (configParam(config, 'allow_webassembly') ?? 'false').trim().toLowerCase();
+  const fastPathMs = configParamInt(config, 'fast_path_ms', config.sequence_batching ? 0 : 1);
   const problems: string[] = [];
+  if (fastPathMs < 0 || fastPathMs > 2) problems.push(`parameter fast_path_ms must be 0..2, got ${fastPathMs}`);
   if (responseTimeoutMs < 1) problems.push(`parameter response_timeout_ms must be at least 1, got ${responseTimeoutMs}`);
   if (wasm !== 'true' && wasm !== 'false') problems.push(`parameter allow_webassembly must be "true" or "false", got "${wasm}"`);
   if (memoryLimitMb < 8) problems.push(`parameter memory_limit_mb must be at least 8, got ${memoryLimitMb}`);
@@ -44,5 +53,5 @@ export function sandboxOptions(config: ModelConfig): SandboxOptions {
   if (spares < 0 || spares > 8) problems.push(`parameter isolate_spares must be 0..8, got ${spares}`);
   if (tc !== 'error' && tc !== 'warn' && tc !== 'off') problems.push(`parameter type_check must be "error", "warn" or "off", got "${tc}"`);
   if (problems.length) throw Errors.modelLoadFailed(config.name, problems.join('; '));
-  return { memoryLimitMb, timeoutMs, typeCheck: tc as SandboxOptions['typeCheck'], spares, responseTimeoutMs, webAssembly: wasm === 'true' };
+  return { memoryLimitMb, timeoutMs, typeCheck: tc as SandboxOptions['typeCheck'], spares, responseTimeoutMs, webAssembly: wasm === 'true', fastPathMs };
 }

@@ -21,6 +21,14 @@
  * passes only numbers; a call that completes inside the entry leaves its responses there, read
  * right after the entry settles. Larger or unusual messages are structured-cloned as before, and
  * so are decoupled responses, which the sandbox queues and sends in batches (sendMany).
+ *
+ * The fast path (#executeOnLoop): when the instance's recent calls were short (fast-path-gate.ts),
+ * execute() is entered synchronously on the main thread under isolated-vm's timeout. A stopped
+ * entry leaves the isolate usable but its queued microtasks run in the next entry, so the stopped
+ * call's id is dropped: whatever it still sends, starts or completes is refused by the host (its
+ * child starts are fire-and-forget callbacks, which run only after the entry returned). The call
+ * is then re-run from the start on the pool thread under a new id, unless it had already answered
+ * or sent decoupled responses.
  */
 import { CancelSource } from '../../src/inference/index.js';
 import ivm from 'isolated-vm';
@@ -35,6 +43,7 @@ import {
 import { IN_SCRATCH, SCRATCH_BYTES, Scratch } from './bls/scratch.js';
 import type { ScriptBundle } from './bundle-script.js';
 import { childRequest, startChild, type ParentContext } from './child-call.js';
+import { FastPathGate } from './fast-path-gate.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import type { StackMapper } from './stack-mapper.js';
 import { cloneableRequest, cloneableResponse, tensorToWire } from './tensor-codec.js';
@@ -70,6 +79,8 @@ class LiveCall {
   readonly logContext = currentLogContext();
   spentMs = 0;
   settled = false;
+  /** Decoupled responses of this call reached the host. */
+  sent = false;
   #done = false;
   #value: WireResponse[] | null = null;
   #error: TributaryError | undefined;
@@ -118,11 +129,14 @@ export class ScriptIsolate {
   /** Entries issued and not yet settled (isolated-vm runs an isolate's entries in issue order). */
   #inFlight = 0;
   #broken: TributaryError | undefined;
+  #gate: FastPathGate;
   /** Called once when the isolate dies (limit hit, or disposed); the pool replaces it. */
   onBroken: ((e: TributaryError) => void) | undefined;
 
-  private constructor(spec: IsolateSpec) {
+  private constructor(spec: IsolateSpec, instanceIndex: number) {
     this.#spec = spec;
+    const o = spec.options;
+    this.#gate = new FastPathGate(o.fastPathMs < o.timeoutMs ? o.fastPathMs : 0, `model '${spec.model}' instance ${instanceIndex}`, spec.log);
     this.#isolate = new ivm.Isolate({ memoryLimit: spec.options.memoryLimitMb });
     this.#context = this.#isolate.createContextSync();
   }
@@ -132,7 +146,7 @@ export class ScriptIsolate {
 
   /** Create, run the bundle and the script's initialize(). Load time only. */
   static async create(spec: IsolateSpec, instanceIndex: number, spare = false): Promise<ScriptIsolate> {
-    const s = new ScriptIsolate(spec);
+    const s = new ScriptIsolate(spec, instanceIndex);
     s.spare = spare;
     try {
       s.#installHost();
@@ -162,10 +176,44 @@ export class ScriptIsolate {
 
   /** Throws (synchronously) or rejects with the call's error. */
   execute(requests: readonly WireRequest[], handlers: CallHandlers): CallResult {
+    // A synchronous entry while another is in flight would wait on the main thread for the isolate.
+    if (this.#inFlight === 0 && !this.#broken && this.#gate.take()) return this.#executeOnLoop(requests, handlers);
     return this.#run('execute()', handlers, (id, timeout, scratch) => {
       if (scratch && this.#scratch.writeRequests(requests)) return this.#refs.execute.apply(undefined, [id, IN_SCRATCH], { timeout });
       return this.#refs.execute.apply(undefined, [id, requests.map(cloneableRequest)], { arguments: { copy: true }, timeout });
-    });
+    }, true);
+  }
+
+  #executeOnLoop(requests: readonly WireRequest[], handlers: CallHandlers): CallResult {
+    const call = new LiveCall('execute()', handlers);
+    this.#live.set(call.id, call);
+    const timeout = this.#gate.boundMs;
+    const t0 = performance.now();
+    const cpu0 = this.#isolate.cpuTime;
+    try {
+      if (this.#scratch.writeRequests(requests)) this.#refs.execute.applySync(undefined, [call.id, IN_SCRATCH], { timeout });
+      else this.#refs.execute.applySync(undefined, [call.id, requests.map(cloneableRequest)], { arguments: { copy: true }, timeout });
+    } catch (e) {
+      const ms = performance.now() - t0;
+      if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) {
+        this.#entryFailed(call, e);
+        return call.outcome();
+      }
+      this.#gate.stop(ms, Number(this.#isolate.cpuTime - cpu0) / 1e6);
+      // A completion written before the stop is whole (the sandbox marks it held last).
+      if (this.#scratch.held) this.#takeCompletion();
+      if (call.settled) return call.outcome();
+      if (call.sent) {
+        this.#settle(call, null, Errors.scriptFastPathStopped(this.#spec.model, timeout));
+        return call.outcome();
+      }
+      this.#live.delete(call.id);
+      return this.execute(requests, handlers);
+    }
+    call.spentMs = performance.now() - t0;
+    this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
+    if (this.#scratch.held) this.#takeCompletion();
+    return call.outcome();
   }
 
   async finalize(): Promise<void> {
@@ -193,11 +241,11 @@ export class ScriptIsolate {
    * Enter the isolate for one call. The result settles when the entry does (a script that does not
    * await the host) or when the script calls back later.
    */
-  #run(what: string, handlers: CallHandlers, enter: (callId: number, timeoutMs: number, scratch: boolean) => Promise<unknown>): CallResult {
+  #run(what: string, handlers: CallHandlers, enter: (callId: number, timeoutMs: number, scratch: boolean) => Promise<unknown>, timed = false): CallResult {
     if (this.#broken) throw this.#broken;
     const call = new LiveCall(what, handlers);
     this.#live.set(call.id, call);
-    this.#enter(call, (timeout, scratch) => enter(call.id, timeout, scratch));
+    this.#enter(call, (timeout, scratch) => enter(call.id, timeout, scratch), timed);
     return call.outcome();
   }
 
@@ -209,15 +257,19 @@ export class ScriptIsolate {
    * scratch buffer only while nothing is in flight (`scratch` tells `f` whether it may write a
    * message there, else it clones), and takes a held completion when the last entry settles.
    */
-  #enter(call: LiveCall | undefined, f: (timeoutMs: number, scratch: boolean) => Promise<unknown>): void {
+  #enter(call: LiveCall | undefined, f: (timeoutMs: number, scratch: boolean) => Promise<unknown>, timed = false): void {
     if (this.#broken) return;
     const timeout = Math.max(1, Math.ceil(this.#spec.options.timeoutMs - (call?.spentMs ?? 0)));
     const scratch = this.#inFlight === 0;
+    // Timed only when alone in the isolate: the CPU time read at settle is then this entry's.
+    const cpu0 = timed && scratch ? this.#isolate.cpuTime : undefined;
     this.#inFlight++;
     const t0 = performance.now();
     const settle = (failed: boolean, e?: unknown) => {
       this.#inFlight--;
-      if (call) call.spentMs += performance.now() - t0;
+      const ms = performance.now() - t0;
+      if (call) call.spentMs += ms;
+      if (cpu0 !== undefined && !failed && this.#inFlight === 0 && !this.#broken) this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
       try {
         if (failed) this.#entryFailed(call, e);
         else if (this.#inFlight === 0 && !this.#broken && this.#scratch.held) this.#takeCompletion();
@@ -320,6 +372,7 @@ export class ScriptIsolate {
       for (const [callId, index, response, final] of sends) {
         const call = this.#live.get(callId);
         if (!call?.handlers.send) continue;
+        call.sent = true;
         call.handlers.send(index, response, final);
         if (call.settled && !call.handlers.open?.()) this.#live.delete(callId);
       }

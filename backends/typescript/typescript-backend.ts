@@ -77,6 +77,7 @@ const typescriptBackend: BackendFactory = {
     isolate_spares: settingIs.int(0, 8),
     response_timeout_ms: settingIs.int(1),
     allow_webassembly: settingIs.oneOf('true', 'false'),
+    fast_path_ms: settingIs.int(0, 2),
   },
 
   async check(config: ModelConfig, ctx: LoadContext): Promise<void> {

@@ -19,6 +19,8 @@ export type { HttpPoster } from './http-client.js';
 export { spawnServer } from './server-process.js';
 export type { ServerProcess } from './server-process.js';
 export { writeRepository } from './write-repository.js';
+export type { RepoModel } from './write-repository.js';
+export { LEGACY_OCR_COMMIT, legacyOcrModel } from './legacy-ocr.js';
 export { benchKnobs, formatLoad } from './report.js';
 export { runOpenLoop } from './open-loop.js';
 export type { OpenLoopResult } from './open-loop.js';

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export interface RepoModel {
   name: string;
   config: string;
+  /** The config's file name: `config.yaml` for a YAML pipeline (default `config.pbtxt`). */
+  configFile?: string;
   /** Files by path relative to the model directory: text, bytes, or `{ copyFrom }` an existing file. */
   files?: Record<string, string | Uint8Array | { copyFrom: string }>;
 }
@@ -15,7 +17,7 @@ export function writeRepository(models: readonly RepoModel[]): string {
   for (const m of models) {
     const dir = join(repo, m.name);
     mkdirSync(join(dir, '1'), { recursive: true });
-    writeFileSync(join(dir, 'config.pbtxt'), m.config);
+    writeFileSync(join(dir, m.configFile ?? 'config.pbtxt'), m.config);
     for (const [path, content] of Object.entries(m.files ?? {})) {
       const target = join(dir, path);
       mkdirSync(join(target, '..'), { recursive: true });

@@ -3,7 +3,8 @@
  * - the thread hop alone: a trivial isolated-vm function entered on the main thread (applySync,
  *   how scripts ran before) and on isolated-vm's pool thread (apply, how they run now), side by side;
  * - warm script call: one execute() of the `echo` script with FP32[4] in and out, measured at the
- *   backend instance (no scheduler, no server), target <= 15 us p50;
+ *   backend instance (no scheduler, no server), target <= 15 us p50; with the fast path (the
+ *   default fast_path_ms, execute() on the main thread) and without it (fast_path_ms 0), side by side;
  * - per child call: `bls_loop` making N sequential BLS calls to the identity model `ident` through
  *   the real server, ((T(N) - T(0)) / N) - T(direct ident call), target <= 20 us;
  * - server-level echo p50 for context;
@@ -43,12 +44,12 @@ async function measure(seconds: number, once: () => Promise<unknown>): Promise<R
 }
 
 /** The echo script's instance driven directly, with a minimal BackendRequest. */
-async function warmCall(seconds: number, repo: string): Promise<Run> {
+async function warmCall(seconds: number, repo: string, fastPathMs?: string): Promise<Run> {
   const modelDir = join(repo, 'echo');
   const noHost: ModelHost = { infer: () => { throw new Error('no BLS calls in this bench'); } };
   const model = await createTypeScriptBackend().load(
     {
-      name: 'echo', max_batch_size: 0, parameters: {}, model_transaction_policy: { decoupled: false },
+      name: 'echo', max_batch_size: 0, parameters: fastPathMs === undefined ? {} : { fast_path_ms: { string_value: fastPathMs } }, model_transaction_policy: { decoupled: false },
       input: [{ name: 'IN', data_type: 'TYPE_FP32', dims: [-1] }], output: [{ name: 'OUT', data_type: 'TYPE_FP32', dims: [-1] }],
     } as never,
     { modelDir, versionDir: join(modelDir, '1'), version: '1', modelFile: join(modelDir, '1', 'model.ts'), host: noHost, log: createLogger('bench') },
@@ -136,7 +137,9 @@ export async function runBlsBench(seconds = 2): Promise<string[]> {
   const hop = await threadHop(seconds);
   lines.push(`trivial isolate entry: applySync (main thread) p50 ${hop.sync.p50Us.toFixed(1)} us; apply (pool thread) p50 ${hop.async.p50Us.toFixed(1)} us, p99 ${hop.async.p99Us.toFixed(1)} us, of which inside apply() p50 ${hop.issue.p50Us.toFixed(1)} us`);
   const warm = await warmCall(seconds, repo);
-  lines.push(`warm script call (FP32[4] in/out, backend instance): p50 ${warm.p50Us.toFixed(1)} us, p99 ${warm.p99Us.toFixed(1)} us, ${warm.perSec.toFixed(0)}/s (target p50 <= 15 us)`);
+  const pool = await warmCall(seconds, repo, '0');
+  lines.push(`warm script call (FP32[4] in/out, backend instance): fast path p50 ${warm.p50Us.toFixed(1)} us, p99 ${warm.p99Us.toFixed(1)} us, ${warm.perSec.toFixed(0)}/s; ` +
+    `fast_path_ms 0 (pool thread) p50 ${pool.p50Us.toFixed(1)} us, p99 ${pool.p99Us.toFixed(1)} us (target p50 <= 15 us)`);
   const server: Server = await createServer({ modelRepository: repo, backends: [createTypeScriptBackend(), createIdentityBackend()] });
   try {
     const x = createTensor('IN', 'FP32', [1, 4], [1, 2, 3, 4]);

@@ -18,7 +18,9 @@ const workloads = (): Workload[] => [
     inputs: [{ name: 'TEXT', datatype: 'BYTES', shape: [1, 1], data: ['Les enfants jouaient dans le jardin pendant que leurs parents préparaient le dîner.'] }] },
   { pipeline: 'sentiment', steps: ['sentiment_tokenize', 'sentiment_classifier', 'sentiment_label'],
     inputs: [{ name: 'TEXT', datatype: 'BYTES', shape: [1, 1], data: ['I absolutely love this film, the acting is wonderful and the story is brilliant.'] }] },
-  { pipeline: 'ocr', steps: ['ocr_det', 'ocr_rec'],
+  { pipeline: 'ocr', steps: ['ocr_image', 'ocr_det', 'ocr_rec', 'ocr_ctc', 'ocr_rows'],
+    inputs: [{ name: 'IMAGE', datatype: 'BYTES', shape: [1, 1], bytes: [renderText(['ONNX inference', 'Tributary 2024'])] }] },
+  { pipeline: 'ocr_mapped', steps: ['ocr_image', 'ocr_det', 'ocr_rec', 'ocr_ctc', 'ocr_rows'],
     inputs: [{ name: 'IMAGE', datatype: 'BYTES', shape: [1, 1], bytes: [renderText(['ONNX inference', 'Tributary 2024'])] }] },
 ];
 
@@ -44,10 +46,10 @@ export interface PipelineReport {
 
 /**
  * `repository` lets a variant of the built-in configs run beside them in one process (compare
- * figures only within one run); `only` picks pipelines by name.
+ * figures only within one run); `only` picks pipelines by name; `backendConfig` as --backend-config.
  */
-export async function runPipelinesBench(seconds = 2, repository = 'pipelines', only?: readonly string[]): Promise<PipelineReport[]> {
-  const server = await createServer({ modelRepository: repository });
+export async function runPipelinesBench(seconds = 2, repository = 'pipelines', only?: readonly string[], backendConfig: readonly string[] = []): Promise<PipelineReport[]> {
+  const server = await createServer({ modelRepository: repository, backendConfig });
   const http = await startHttpServer(server, { port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${http.port}`;
   const reports: PipelineReport[] = [];
@@ -96,7 +98,10 @@ export function formatReports(reports: PipelineReport[]): string {
 export async function run(): Promise<object> {
   const reports = await runPipelinesBench(2);
   console.log(formatReports(reports));
-  return { pipelines: reports };
+  // The text pipelines' script steps again with their fast path off (execute() on the isolate thread).
+  const pool = await runPipelinesBench(2, 'pipelines', ['langid', 'sentiment'], ['typescript,fast_path_ms=0']);
+  console.log(`with fast_path_ms 0:\n${formatReports(pool)}`);
+  return { pipelines: reports, fastPathOff: pool };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

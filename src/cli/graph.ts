@@ -33,7 +33,7 @@ export async function graph(argv: readonly string[]): Promise<number> {
   const parsed = parsedByName.get(name);
   if (!parsed) throw Errors.graphModelNotFound(name);
   if (!isEnsemble(parsed.config)) throw Errors.graphNotPipeline(name);
-  const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path) => positionOf(parsed, path));
+  const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path, offset) => positionOf(parsed, path, offset));
   if (!compiled.plan) {
     process.stderr.write(formatProblems(compiled.problems.map((p) => ({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity }))) + '\n');
     return 1;

@@ -1,11 +1,5 @@
 import { Errors, toTributaryError } from '../errors.js';
-import { graph } from './graph.js';
-import { newModel } from './new-model.js';
 import { packageVersion } from './package-version.js';
-import { perf } from './perf.js';
-import { runModel } from './run-model.js';
-import { serve } from './serve.js';
-import { validate } from './validate.js';
 
 const HELP = `Usage: tributary <command> [options]
 
@@ -24,8 +18,18 @@ Options:
 tritonserver's habit works too: \`tributary --model-repository=<dir> ...\` means \`tributary serve ...\`.
 `;
 
-const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  serve, validate, graph, 'new-model': newModel, 'run-model': runModel, perf,
+type Command = (argv: readonly string[]) => Promise<number>;
+const serve: Command = async (argv) => (await import('./serve.js')).serve(argv);
+
+// Imported when run: the server's modules (ONNX Runtime, isolated-vm) are about 190 MB of RSS, which
+// `serve --replicas`' primary, --help and --version do not need.
+const COMMANDS: Record<string, Command> = {
+  serve,
+  validate: async (argv) => (await import('./validate.js')).validate(argv),
+  graph: async (argv) => (await import('./graph.js')).graph(argv),
+  'new-model': async (argv) => (await import('./new-model.js')).newModel(argv),
+  'run-model': async (argv) => (await import('./run-model.js')).runModel(argv),
+  perf: async (argv) => (await import('./perf.js')).perf(argv),
 };
 
 /** Entry point; returns the exit code. Errors print one clear line, never a stack. */

@@ -22,6 +22,10 @@ export interface PerfOptions {
   verboseCsv: boolean;
   streaming: boolean;
   sequenceLength: number;
+  /** `system`: inputs and outputs in registered POSIX shared-memory regions instead of the messages. */
+  sharedMemory: 'none' | 'system';
+  /** Bytes of shared memory per output (perf_analyzer's --output-shared-memory-size). */
+  outputSharedMemorySize: number;
   help: boolean;
 }
 
@@ -45,6 +49,7 @@ const PERF_FLAGS = {
   streaming: { type: 'boolean' },
   'sequence-length': { type: 'string' },
   'shared-memory': { type: 'string' },
+  'output-shared-memory-size': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -91,10 +96,8 @@ export function parsePerfFlags(argv: readonly string[]): PerfOptions {
     ? parseRange('request-rate-range', String(v['request-rate-range']), false)
     : parseRange('concurrency-range', String(v['concurrency-range'] ?? '1'), true);
   const shm = String(v['shared-memory'] ?? 'none');
-  if (shm !== 'none') {
-    // The client SDK has no shared-memory registration calls yet, so inputs always travel in the request.
-    throw Errors.cliFlagRefused('shared-memory', shm, 'the client SDK cannot register shared-memory regions yet', "'none'");
-  }
+  if (shm === 'cuda') throw Errors.cliFlagRefused('shared-memory', shm, 'this client has no GPU to hold CUDA shared memory', "'none' or 'system'");
+  if (shm !== 'none' && shm !== 'system') throw Errors.cliFlagChoice('shared-memory', "'none', 'system' or 'cuda'", shm);
   const data = String(v['input-data'] ?? 'random');
   const percentile = v.percentile === undefined ? undefined : intFlag('percentile', v.percentile, 0, 1, 99);
   const stabilityPct = Number(v['stability-percentage'] ?? 10);
@@ -118,6 +121,9 @@ export function parsePerfFlags(argv: readonly string[]): PerfOptions {
     verboseCsv: v['verbose-csv'] === true,
     streaming,
     sequenceLength: intFlag('sequence-length', v['sequence-length'], 20, 1),
+    sharedMemory: shm,
+    // perf_analyzer's default: 100 KiB per output.
+    outputSharedMemorySize: intFlag('output-shared-memory-size', v['output-shared-memory-size'], 102400, 1),
     help,
   };
 }

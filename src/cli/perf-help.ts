@@ -23,7 +23,10 @@ Options:
   --verbose-csv                      add Avg latency, request/response, response wait to the CSV
   --streaming                        stream (decoupled models; gRPC or HTTP)
   --sequence-length <n>              requests per sequence for sequence models (default 20)
-  --shared-memory none               inputs in the request (system/cuda are not supported yet)
+  --shared-memory none|system        inputs and outputs in the messages (none, the default) or in
+                                     POSIX shared memory under /dev/shm, registered with the server
+                                     (system: the server must run on this host; cuda is refused)
+  --output-shared-memory-size <b>    bytes of shared memory per output (default 102400)
 
 Latencies are in microseconds. Client Send and Client Recv are 0 in the CSV: the client SDK does
 not time them apart, so they are inside the latency and the network column.

@@ -4,6 +4,7 @@ import { Errors } from '../errors.js';
 import { PERF_HELP } from './perf-help.js';
 import { parsePerfFlags, type PerfOptions } from './perf-flags.js';
 import { buildInputs } from './perf-inputs.js';
+import { perfSharedMemory, type PerfSharedMemory } from './perf-shared-memory.js';
 import { measureLevel, type LevelResult, type SendOne } from './perf-measure.js';
 import { formatCsv, formatLevel, formatSummary } from './perf-report.js';
 import { snapshot, type ConfigStep } from './perf-stats.js';
@@ -13,7 +14,7 @@ interface ModelShape { batching: boolean; decoupled: boolean; sequence: boolean;
 /** What the config says about batching, decoupling and sequences; a server without the config endpoint gets the metadata's guess. */
 async function modelShape(client: InferenceClient, o: PerfOptions, firstDim: number | undefined): Promise<ModelShape> {
   try {
-    const c = await client.modelConfig(o.model, o.version) as unknown as Record<string, unknown>;
+    const c: Record<string, unknown> = { ...await client.modelConfig(o.model, o.version) };
     const policy = c.model_transaction_policy as { decoupled?: boolean } | undefined;
     const ensemble = c.ensemble_scheduling as { step?: { model_name: string; model_version?: number | string }[] } | null | undefined;
     const steps = (ensemble?.step ?? []).map((st) => ({
@@ -30,13 +31,14 @@ async function modelShape(client: InferenceClient, o: PerfOptions, firstDim: num
  * (start and end flags as the sequence batcher needs), with ids unique to this run; decoupled
  * models are streamed and a request ends with its last response.
  */
-function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data: Tensor[][]): SendOne {
+function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data: Tensor[][], shm: PerfSharedMemory | undefined): SendOne {
   let step = 0;
   const seqs = new Map<number, { id: number; n: number }>();
   let nextId = 1 + Math.floor(Math.random() * 1e9);
   return async (worker) => {
-    const inputs = data[step++ % data.length]!;
-    const options: InferOptions = o.version === undefined ? {} : { version: o.version };
+    const at = step++ % data.length;
+    const inputs = data[at]!;
+    const options: InferOptions = { ...(o.version === undefined ? {} : { version: o.version }), ...shm?.options(at) };
     if (shape.sequence) {
       // Open loop has no workers; its requests share a few sequences, as perf_analyzer's default of 4.
       const slot = o.mode === 'concurrency' ? worker : worker % 4;
@@ -54,17 +56,21 @@ function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data
 async function run(o: PerfOptions): Promise<number> {
   const client = o.protocol === 'grpc' ? createGrpcClient({ address: o.url }) : createHttpClient({ url: o.url });
   const out = process.stdout;
+  let shm: PerfSharedMemory | undefined;
   try {
     const meta = await client.modelMetadata(o.model, o.version);
     const shape = await modelShape(client, o, meta.inputs[0]?.shape[0]);
     if (shape.decoupled && !o.streaming) throw Errors.cliArgsInvalid('perf', `model '${o.model}' is decoupled: add --streaming`);
     if (!shape.batching && o.batchSize > 1) throw Errors.cliFlagRefused('batch-size', String(o.batchSize), `model '${o.model}' does not batch (max_batch_size 0)`, '1');
     const data = await buildInputs(meta.inputs, shape.batching, o.batchSize, o.shapes, o.inputData);
-    const send = sender(client, o, shape, data);
+    // The data is written to the regions once; every request then names its slots.
+    if (o.sharedMemory === 'system') shm = await perfSharedMemory(client, data, meta.outputs.map((x) => x.name), o.outputSharedMemorySize);
+    const send = sender(client, o, shape, data, shm);
     const stats = async () => snapshot(await client.modelStatistics());
     out.write([
       '*** Measurement Settings ***',
       `  Batch size: ${o.batchSize}`,
+      ...(shm ? ['  Using system shared memory for inputs and outputs'] : []),
       '  Service Kind: Triton',
       '  Using "time_windows" mode for stabilization',
       `  Stabilizing using ${o.percentile === undefined ? 'average latency' : `p${o.percentile} latency`} and throughput`,
@@ -93,6 +99,7 @@ async function run(o: PerfOptions): Promise<number> {
     if (o.csvFile) await writeFile(o.csvFile, formatCsv(results, o.mode, o.verboseCsv));
     return 0;
   } finally {
+    await shm?.close();
     await client.close();
   }
 }

@@ -31,7 +31,7 @@ const CPU_ONLY = 'tributary runs models on the CPU only (ONNX Runtime CPU provid
 const NO_POOL = 'requests are served on Node\'s event loop and ONNX Runtime\'s own threads; there is no such thread or object pool to size';
 const NO_SHARED_LIBS = 'tributary\'s backends (onnxruntime, typescript, identity, ensemble) are built in; it cannot load Triton shared libraries';
 // SO_REUSEPORT reached node:net's listen() in Node 22.12 (the `reusePort` option).
-const NO_REUSE_PORT = `needs SO_REUSEPORT, which Node's net module offers from Node 22.12 (this is Node ${process.versions.node})`;
+const NO_REUSE_PORT = `needs SO_REUSEPORT, which Node's net module offers from Node 22.12 (this is Node ${process.versions.node}); --replicas N shares the ports between processes through node:cluster instead`;
 
 const T = 'triton' as const;
 const OURS = 'tributary' as const;
@@ -39,6 +39,7 @@ const OURS = 'tributary' as const;
 export const SERVE_FLAGS: readonly ServeFlag[] = [
   // Server
   { group: 'Server', name: 'id', kind: 'string', default: 'triton', origin: T, status: 'implemented', help: 'server name in the server metadata (HTTP GET /v2, gRPC ServerMetadata), which clients compare' },
+  { group: 'Server', name: 'replicas', kind: 'int', default: '1', origin: OURS, status: 'implemented', help: 'server processes sharing the HTTP and gRPC ports (node:cluster), each loading the repository; a primary replaces one that exits, sums their metrics on the one metrics port and applies load/unload to all (docs/replicas.md)' },
   { group: 'Server', name: 'exit-timeout-secs', kind: 'int', default: '30', origin: T, status: 'implemented', help: 'on SIGTERM/SIGINT readiness turns false and new inference is refused (UNAVAILABLE); in-flight requests, streams and pipelines get this long to finish, then are answered with an error. A second signal is ignored, as tritonserver does' },
 
   // Logging
@@ -151,7 +152,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
 
   // Backends and repository agents
   { group: 'Backends', name: 'backend-directory', kind: 'string', default: '/opt/tritonserver/backends', origin: T, status: 'refused', reason: NO_SHARED_LIBS, accepts: ['/opt/tritonserver/backends'], help: 'directory of backend shared libraries' },
-  { group: 'Backends', name: 'backend-config', kind: 'list', origin: T, status: 'implemented', help: '[<backend>,]<setting>=<value>: a default for the models that do not set that parameter (no backend: every backend with the setting). typescript: memory_limit_mb, timeout_ms, type_check, isolate_spares, response_timeout_ms, allow_webassembly; onnxruntime: intra_op_thread_count, inter_op_thread_count, execution_mode, execution_target, worker_threshold_us' },
+  { group: 'Backends', name: 'backend-config', kind: 'list', origin: T, status: 'implemented', help: '[<backend>,]<setting>=<value>: a default for the models that do not set that parameter (no backend: every backend with the setting). typescript: memory_limit_mb, timeout_ms, type_check, isolate_spares, response_timeout_ms, allow_webassembly, fast_path_ms; onnxruntime: intra_op_thread_count, inter_op_thread_count, execution_mode, execution_target, worker_threshold_us' },
   { group: 'Backends', name: 'repoagent-directory', kind: 'string', default: '/opt/tritonserver/repoagents', origin: T, status: 'refused', reason: NO_SHARED_LIBS, accepts: ['/opt/tritonserver/repoagents'], help: 'directory of repository agent shared libraries' },
 
   // Cloud front ends

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createWriteStream } from 'node:fs';
 import { createSharedMemoryRegistry } from '../frontend/shm/index.js';
 import { startGrpcServer } from '../frontend/grpc/index.js';
@@ -7,8 +8,7 @@ import { createDataPlane } from '../dataplane/index.js';
 import { httpOptionsFromFlags } from './http-flags.js';
 import { exposureWarnings, parseRestrictions } from '../frontend/restrict/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
-import { METRICS_INTERVAL_MS, startMetricsServer } from '../metrics/index.js';
-import { createServer } from '../server/index.js';
+import { METRICS_INTERVAL_MS, createMetrics, startMetricsServer } from '../metrics/index.js';
 import { parseCacheConfig } from '../cache/index.js';
 import { boolFlag, intFlag, listFlag, parseFlags, portFlag } from './flags.js';
 import { applyFlagPolicy } from './flag-policy.js';
@@ -21,9 +21,24 @@ import { serveFlagSpec, serveHelp } from './serve-help.js';
 import { modelLine, startBanner, type Listener } from './start-banner.js';
 import { Errors } from '../errors.js';
 import { FLUSH_GRACE_MS, MAX_EXIT_TIMEOUT_SECS, drainServer, stopSignal } from './stop-on-signal.js';
+import { runPrimary } from './replica-primary.js';
+import { REPLICA_HEADER, joinPrimary, leavePrimary } from './replica-link.js';
+import { createSequenceOwners, type PrivatePorts } from '../frontend/forward/index.js';
+
+/** More replicas than this is a typo: each one holds the whole repository in memory. */
+const MAX_REPLICAS = 64;
 
 /** `tributary serve`: start the server and its front ends; resolves when it is stopped. */
 export async function serve(argv: readonly string[]): Promise<number> {
+  if (!cluster.isWorker) return serveOnce(argv);
+  try {
+    return await serveOnce(argv);
+  } finally {
+    leavePrimary();
+  }
+}
+
+async function serveOnce(argv: readonly string[]): Promise<number> {
   const { values: f } = parseFlags('serve', argv, serveFlagSpec());
   if (f.help) {
     process.stdout.write(serveHelp());
@@ -73,6 +88,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const strictReadiness = boolFlag('strict-readiness', f['strict-readiness'], true);
   const pollSecs = intFlag('repository-poll-secs', f['repository-poll-secs'], 15);
   const exitTimeoutSecs = intFlag('exit-timeout-secs', f['exit-timeout-secs'], 30, 0, MAX_EXIT_TIMEOUT_SECS);
+  const replicas = intFlag('replicas', f.replicas, 1, 1, MAX_REPLICAS);
   const id = f.id === undefined ? 'triton' : String(f.id);
   const cpuMetrics = boolFlag('allow-cpu-metrics', f['allow-cpu-metrics'], true);
   const gpuMetrics = boolFlag('allow-gpu-metrics', f['allow-gpu-metrics'], true);
@@ -91,7 +107,27 @@ export async function serve(argv: readonly string[]): Promise<number> {
     ...(allowGrpc ? [{ name: 'gRPC' as const, host: grpcHost, restrictions: grpcRestrictions }] : []),
   ]);
   for (const w of exposed) log.warn(w);
+  if (replicas > 1 && cluster.isPrimary) {
+    // Per-process state a client sets through one connection; each replica holds its own.
+    if (shmEnabled) log.warn(`--allow-client-shm with --replicas ${replicas}: a shared memory region is registered with the replica that received the request only; a client that uses regions must keep to one connection`);
+    return runPrimary({
+      replicas, argv,
+      ...(allowMetrics ? { metrics: { port: metricsPort, host: metricsHost, cpu: cpuMetrics, intervalMs: metricsIntervalMs } } : {}),
+      banner: { version: packageVersion(), id, strictReadiness },
+    }, log);
+  }
 
+  // Listening from here: a SIGTERM during the load (a long one, or a replica being started) stops the server once it has loaded, with exit 0.
+  let stopRequested: NodeJS.Signals | undefined;
+  let loading = true;
+  const stopped = stopSignal(log);
+  void stopped.then((s) => {
+    stopRequested = s;
+    if (loading) log.info(`${s} received while the repository is loading: the server stops once the load ends, without serving`);
+  });
+  log.verbose(1, `loading the model repository ${repos.join(', ')} (--model-control-mode=${mode})`);
+  // Imported here, past the primary's branch: the primary loads no model and so skips the ~190 MB they cost.
+  const { createServer } = await import('../server/index.js');
   const server = await createServer({
     modelRepository: repos,
     modelControlMode: mode as 'none' | 'explicit' | 'poll',
@@ -111,17 +147,35 @@ export async function serve(argv: readonly string[]): Promise<number> {
     ...rateLimit,
     tracer,
   });
-  const index = (await server.repositoryIndex()).map((m) => ({ ...m, loadMs: server.modelLoadMs(m.name, m.version) }));
+  loading = false;
+  if (stopRequested) {
+    await server.close();
+    log.info('stopped');
+    return 0;
+  }
+  const modelIndex = async () => (await server.repositoryIndex()).map((m) => ({ ...m, loadMs: server.modelLoadMs(m.name, m.version) }));
+  let index = await modelIndex();
   if (exitOnError && index.some((m) => m.state !== 'READY' && m.reason !== 'unloaded')) {
     for (const m of index) log.info(modelLine(m));
     await server.close();
     log.error('a model failed to load and --exit-on-error=true (tritonserver\'s default); --exit-on-error=false serves the models that loaded');
     return 1;
   }
+  // A replica applies the loads and unloads done on the others before it listens. After the check
+  // above: a load that failed on every replica must not make each replacement exit in turn.
+  // The replica's slot (1..N) decides which sequences it owns; a replacement takes its predecessor's.
+  const owners = cluster.isWorker ? createSequenceOwners(Number(process.env.TRIBUTARY_REPLICA), replicas) : undefined;
+  const link = owners ? joinPrimary(server, mode === 'explicit', owners, log) : undefined;
+  if (link) {
+    await link.synced;
+    index = await modelIndex();
+  }
+  const front = link?.server ?? server;
   const listeners: Listener[] = [];
+  const ports: PrivatePorts = {};
   const sharedMemory = shmEnabled ? createSharedMemoryRegistry() : undefined;
   // One data plane for both front ends: one trace-settings store, one extension list.
-  const dataPlane = createDataPlane(server, { ...(sharedMemory ? { sharedMemory } : {}), tracer, traceSettings });
+  const dataPlane = createDataPlane(front, { ...(sharedMemory ? { sharedMemory } : {}), tracer, traceSettings });
   const closers: (() => Promise<void>)[] = [];
   const shutdown = async () => {
     for (const c of closers) await c().catch(() => undefined);
@@ -129,22 +183,49 @@ export async function serve(argv: readonly string[]): Promise<number> {
   };
   try {
     if (allowHttp) {
-      const h = await startHttpServer(server, {
+      const h = await startHttpServer(front, {
         ...httpOptions, port: httpPort, host: httpHost, restrictions: httpRestrictions,
-        ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
+        ...(sharedMemory ? { sharedMemory } : {}), dataPlane, ...(owners ? { sequenceOwners: owners } : {}),
       });
+      // Before fastify's handler, so that every response, errors included, names the replica.
+      if (link) h.app.server.prependListener('request', (_req, res) => { res.setHeader(REPLICA_HEADER, String(process.pid)); });
       closers.push(() => h.close(FLUSH_GRACE_MS));
       listeners.push({ name: 'HTTP (KServe v2)', host: httpHost, port: h.port });
+      if (link) {
+        // The port other replicas forward this one's sequences to: loopback, plain, never forwarding again.
+        const { tls: _tls, ...plain } = httpOptions;
+        const p = await startHttpServer(front, {
+          ...plain, port: 0, host: '127.0.0.1', exclusive: true, restrictions: httpRestrictions,
+          ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
+        });
+        p.app.server.prependListener('request', (_req, res) => { res.setHeader(REPLICA_HEADER, String(process.pid)); });
+        closers.push(() => p.close(FLUSH_GRACE_MS));
+        ports.http = p.port;
+      }
     }
     if (allowGrpc) {
-      const g = await startGrpcServer(server, {
+      const g = await startGrpcServer(front, {
         ...grpcOptions, port: grpcPort, host: grpcHost, restrictions: grpcRestrictions,
-        ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
+        ...(sharedMemory ? { sharedMemory } : {}), dataPlane, ...(owners ? { sequenceOwners: owners } : {}),
       });
       closers.push(() => g.close(FLUSH_GRACE_MS));
       listeners.push({ name: 'gRPC (inference.GRPCInferenceService)', host: grpcHost, port: g.port });
+      if (link) {
+        const { tls: _tls, ...plain } = grpcOptions;
+        const p = await startGrpcServer(front, {
+          ...plain, port: 0, host: '127.0.0.1', exclusive: true, restrictions: grpcRestrictions,
+          ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
+        });
+        closers.push(() => p.close(FLUSH_GRACE_MS));
+        ports.grpc = p.port;
+      }
     }
-    if (allowMetrics) {
+    if (allowMetrics && link) {
+      // The primary owns the metrics port and asks each replica for its registry at scrape time.
+      const m = createMetrics(server, metricsConfig, { cpu: false });
+      link.setMetrics(m.registry);
+      closers.push(async () => m.detach());
+    } else if (allowMetrics) {
       const m = await startMetricsServer(server, {
         port: metricsPort, host: metricsHost, config: metricsConfig, cpu: cpuMetrics, intervalMs: metricsIntervalMs,
       });
@@ -156,8 +237,9 @@ export async function serve(argv: readonly string[]): Promise<number> {
     await shutdown();
     throw e;
   }
-  log.info(startBanner({ version: packageVersion(), id, listeners, models: index, strictReadiness, ready: server.isReady() }));
-  const signal = await stopSignal(log);
+  if (link) link.up(listeners, index, server.isReady(), ports);
+  else log.info(startBanner({ version: packageVersion(), id, listeners, models: index, strictReadiness, ready: server.isReady() }));
+  const signal = await stopped;
   await drainServer(server, exitTimeoutSecs, signal, log);
   await shutdown();
   log.info('stopped');

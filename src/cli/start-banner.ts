@@ -22,8 +22,14 @@ export function modelLine(m: BannerModel): string {
 export function startBanner(b: {
   version: string; id: string; listeners: readonly Listener[]; models: readonly BannerModel[];
   strictReadiness: boolean; ready: boolean;
+  /** serve --replicas: each replica's pid and the ms from its fork to listening. */
+  replicas?: readonly { pid: number; startMs: number }[];
 }): string {
   const lines = [`tributary ${b.version} started, server id '${b.id}'`];
+  if (b.replicas) {
+    const each = b.replicas.map((r) => `pid ${r.pid} (started in ${r.startMs} ms)`).join(', ');
+    lines.push(`  ${b.replicas.length} replicas sharing the HTTP and gRPC ports (node:cluster, round-robin): ${each}`);
+  }
   for (const l of b.listeners) lines.push(`  ${l.name} listening on ${hostPort(l.host, l.port)}${l.path ?? ''}`);
   if (b.models.length === 0) lines.push('  no models');
   for (const m of b.models) lines.push(`  ${modelLine(m)}`);

@@ -7,10 +7,13 @@ export type { HttpClient, HttpClientOptions } from './http/index.js';
 export { createGrpcClient } from './grpc/index.js';
 export type { GrpcClient, GrpcClientOptions } from './grpc/index.js';
 export { ClientError } from './client-error.js';
+export { ROUTING_HEADER } from './routing-key.js';
+export type { RoutingHeaderOption } from './routing-key.js';
 export type { ClientErrorInit } from './client-error.js';
 export type {
   InferenceClient, InferOptions, InferResult, RequestedOutputOptions, SequenceOptions, LoadModelOptions, TlsClientOptions,
   ModelConfig, ModelIndexEntry, ModelMetadata, ModelStatistics, ServerMetadata, Parameters, Tensor,
 } from './types.js';
+export type { SharedMemoryRef, SharedMemoryRegionStatus, SystemSharedMemoryClient } from './shared-memory.js';
 export { createTensor, tensorStrings } from '../tensor/index.js';
 export type { DataType } from '../tensor/index.js';

@@ -7,6 +7,7 @@ import type { ModelConfig } from '../config/index.js';
 import type { ModelStatistics } from '../model/index.js';
 import type { ModelIndexEntry, ModelMetadata, ServerMetadata } from '../server/index.js';
 import type { Tensor } from '../tensor/index.js';
+import type { SharedMemoryRef, SystemSharedMemoryClient } from './shared-memory.js';
 
 export type { Parameters, ModelConfig, ModelStatistics, ModelIndexEntry, ModelMetadata, ServerMetadata, Tensor };
 
@@ -16,6 +17,8 @@ export interface RequestedOutputOptions {
   binary?: boolean;
   /** Classification extension: return the top N classes as BYTES "value:index[:label]". */
   classification?: number;
+  /** Write this output into a registered shared-memory region; the result's tensor then has no data. */
+  sharedMemory?: SharedMemoryRef;
 }
 
 export interface SequenceOptions {
@@ -39,8 +42,19 @@ export interface InferOptions {
   /** Queue timeout in microseconds. */
   timeoutUs?: number;
   sequence?: SequenceOptions;
+  /**
+   * The key a load balancer hashes on to pick a replica (the `tributary-sequence-id` header or
+   * metadata). Sequence requests send their sequence id without this; set it to pin other requests
+   * that need one replica (for example to reuse its response cache), or to override the id.
+   */
+  routingKey?: string;
   /** Aborting cancels the request (the connection or call is closed, so the server stops too). */
   signal?: AbortSignal;
+  /**
+   * Inputs whose bytes are in registered shared-memory regions, by input name: the tensor passed
+   * gives the name, datatype and shape, and its data is not sent.
+   */
+  inputSharedMemory?: Readonly<Record<string, SharedMemoryRef>>;
 }
 
 export interface InferResult {
@@ -73,7 +87,7 @@ export interface LoadModelOptions {
   files?: Record<string, Uint8Array>;
 }
 
-export interface InferenceClient {
+export interface InferenceClient extends SystemSharedMemoryClient {
   isServerLive(): Promise<boolean>;
   isServerReady(): Promise<boolean>;
   serverMetadata(): Promise<ServerMetadata>;

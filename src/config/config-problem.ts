@@ -2,7 +2,11 @@
 import type { ModelConfig } from './model-config.js';
 
 /** 1-based line and column. */
-export interface SourcePosition { line: number; col: number }
+export interface SourcePosition {
+  line: number; col: number;
+  /** On a string's text: where its character `offset` was written (escapes and folded lines differ from col + offset). */
+  inside?: (offset: number) => SourcePosition;
+}
 
 export interface ConfigProblem {
   file: string;

@@ -6,6 +6,7 @@
  * field), and lists the one field accepted beyond it (ModelEnsembling.max_inflight_requests).
  */
 import { CONFIG_DATATYPES } from '../tensor/index.js';
+import { controlFlowFields } from './control-flow-schema.js';
 
 export type ScalarKind = 'string' | 'bool' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float' | 'double';
 
@@ -21,6 +22,8 @@ export interface FieldSchema {
   readonly repeated?: boolean;
   /** A proto `map<key, type>`. */
   readonly mapKey?: 'string' | 'uint64';
+  /** Beyond Triton's schema, accepted in YAML only (pipeline control flow). */
+  readonly yamlOnly?: boolean;
 }
 
 export interface MessageSchema {
@@ -77,6 +80,8 @@ const INPUT = msg('ModelInput', {
 const OUTPUT = msg('ModelOutput', {
   name: f('string'), data_type: en(DATA_TYPE), dims: list(f('int64')), reshape: m(RESHAPE),
   label_filename: f('string'), is_shape_tensor: f('bool'), is_non_linear_format_io: f('bool'),
+  // A pipeline output some control-flow paths leave out (YAML pipelines only).
+  optional: { type: { kind: 'bool' }, yamlOnly: true },
 });
 
 const BATCH_INPUT = msg('BatchInput', {
@@ -152,10 +157,13 @@ const SEQUENCE_BATCHING = msg('ModelSequenceBatching', {
   iterative_sequence: f('bool'),
 }, [['direct', 'oldest']]);
 
-export const ENSEMBLE_STEP = msg('ModelEnsembling.Step', {
+const stepFields: Record<string, FieldSchema> = {
   model_name: f('string'), model_version: f('int64'), input_map: map('string', f('string')),
   output_map: map('string', f('string')), model_namespace: f('string'),
-});
+};
+export const ENSEMBLE_STEP = msg('ModelEnsembling.Step', stepFields);
+// Added after the fact because a construct's `steps:` are steps again (the schema recurses).
+Object.assign(stepFields, controlFlowFields(ENSEMBLE_STEP));
 const ENSEMBLING = msg('ModelEnsembling', { step: list(m(ENSEMBLE_STEP)), max_inflight_requests: f('uint32'), max_inflight_responses: f('uint32') });
 
 const MODEL_PARAMETER = msg('ModelParameter', { string_value: f('string') });

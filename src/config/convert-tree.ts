@@ -62,6 +62,19 @@ export function convertMessage(node: SyntaxNode, schema: MessageSchema, path: st
       unknownField(ctx, entry, schema, path);
       continue;
     }
+    if (field.yamlOnly && ctx.format !== 'yaml') {
+      problem(ctx, entry.keyPos, fpath, `'${entry.key}' is pipeline control flow, which is YAML-only: ${
+        ctx.format === 'pbtxt' ? 'config.pbtxt' : 'a JSON config'} keeps Triton's ${schema.name} schema; write this pipeline as config.yaml`);
+      continue;
+    }
+    // Where a string's text starts (after its quote), and where each of its characters was
+    // written (YAML/JSON), so a problem at an offset inside it, such as in a control-flow
+    // condition, is reported at its own line and column even across escapes and folded lines.
+    if (field.type.kind === 'string' && !field.repeated && !field.mapKey && entry.value.type === 'scalar') {
+      const v = entry.value;
+      const start = v.style === 'string' ? { line: v.pos.line, col: v.pos.col + 1 } : { ...v.pos };
+      ctx.positions.set(`${fpath}#text`, v.inside ? { ...start, inside: v.inside } : start);
+    }
     if (!field.repeated && !field.mapKey) {
       const first = seen.get(entry.key);
       if (first) {

@@ -4,6 +4,7 @@ export type { ConfigProblem, ParsedConfig } from './config-problem.js';
 export { formatProblems } from './config-problem.js';
 export { parseConfigText, configFromJsonObject } from './parse-config-text.js';
 export { normalizeConfig } from './normalize-config.js';
+export { pipelineStepModels } from './pipeline-step-models.js';
 export { withInstanceCounts } from './instance-counts.js';
 export { validateConfig } from './validate-config.js';
 export { positionOf } from './position-of.js';

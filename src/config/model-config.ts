@@ -31,6 +31,8 @@ export interface ModelOutput {
   label_filename?: string;
   is_shape_tensor?: boolean;
   is_non_linear_format_io?: boolean;
+  /** YAML pipelines only: the output may be absent on some control-flow paths. */
+  optional?: boolean;
 }
 
 type BatchInputKind =
@@ -151,6 +153,44 @@ interface EnsembleStep {
   input_map: Record<string, string>;
   output_map: Record<string, string>;
   model_namespace?: string;
+  /** YAML pipelines only (control flow); a step inside a construct has no defaults filled. */
+  when?: string;
+  switch?: PipelineSwitch;
+  return?: PipelineReturn;
+  map?: PipelineMap;
+  loop?: PipelineLoop;
+}
+
+/** A step as nested inside a construct: normalizeConfig fills no defaults there. */
+export type NestedStep = Partial<EnsembleStep>;
+
+interface PipelineSwitch {
+  name?: string;
+  cases?: { when?: string; steps?: NestedStep[] }[];
+  default?: NestedStep[];
+}
+
+export interface PipelineReturn {
+  when?: string;
+  outputs?: Record<string, { tensor?: string; value?: string[] }>;
+}
+
+export interface PipelineMap {
+  over?: string;
+  as?: string;
+  concurrency?: number;
+  max_items?: number;
+  steps?: NestedStep[];
+  outputs?: Record<string, string>;
+}
+
+export interface PipelineLoop {
+  max?: number;
+  carry?: Record<string, string>;
+  while?: string;
+  steps?: NestedStep[];
+  next?: Record<string, string>;
+  outputs?: Record<string, string>;
 }
 
 interface ModelEnsembling {

@@ -4,6 +4,9 @@
  *   steps: [{ model: tok, version: -1, inputs: { TEXT: TEXT }, outputs: { ids: ids } }]
  * `model`/`name` -> model_name, `version` -> model_version, `inputs` -> input_map,
  * `outputs` -> output_map (step tensor -> pipeline tensor). `platform` defaults to ensemble.
+ * The same renaming applies inside control-flow constructs (`switch` cases and default, `map` and
+ * `loop` steps), and a `return` output written as `NAME: tensor` becomes { tensor }, a literal
+ * `{ value: x }` becomes { value: [x] }.
  */
 import type { ConfigProblem } from './config-problem.js';
 import type { Entry, ObjectNode, SyntaxNode } from './syntax-tree.js';
@@ -25,9 +28,7 @@ export function desugarSteps(tree: SyntaxNode, file: string, problems: ConfigPro
       message: `steps: use either 'steps' or 'ensemble_scheduling' (set at ${explicit.keyPos.line}:${explicit.keyPos.col}), not both` });
     return { ...tree, entries: tree.entries.filter((e) => e !== steps) };
   }
-  const stepList: SyntaxNode = steps.value.type === 'list'
-    ? { ...steps.value, items: steps.value.items.map((s) => renameStep(s, file, problems)) }
-    : steps.value;
+  const stepList = renameSteps(steps.value, file, problems);
   const scheduling: Entry = {
     key: 'ensemble_scheduling', keyPos: steps.keyPos,
     value: { type: 'object', style: 'mapping', pos: steps.keyPos, entries: [{ key: 'step', keyPos: steps.keyPos, value: stepList }] },
@@ -40,13 +41,39 @@ export function desugarSteps(tree: SyntaxNode, file: string, problems: ConfigPro
   return { ...tree, entries } satisfies ObjectNode;
 }
 
+function renameSteps(list: SyntaxNode, file: string, problems: ConfigProblem[]): SyntaxNode {
+  return list.type === 'list' ? { ...list, items: list.items.map((s) => renameStep(s, file, problems)) } : list;
+}
+
+/** `entries` with the value of each key in `keys` rewritten by `fn`. */
+function rewrite(node: SyntaxNode, keys: readonly string[], fn: (v: SyntaxNode, key: string) => SyntaxNode): SyntaxNode {
+  if (node.type !== 'object') return node;
+  return { ...node, entries: node.entries.map((e) => (keys.includes(e.key) ? { ...e, value: fn(e.value, e.key) } : e)) };
+}
+
+function desugarConstruct(key: string, value: SyntaxNode, file: string, problems: ConfigProblem[]): SyntaxNode {
+  const steps = (v: SyntaxNode) => renameSteps(v, file, problems);
+  if (key === 'map' || key === 'loop') return rewrite(value, ['steps'], steps);
+  if (key === 'switch') {
+    return rewrite(value, ['cases', 'default'], (v, k) => (k === 'default' ? steps(v)
+      : v.type === 'list' ? { ...v, items: v.items.map((c) => rewrite(c, ['steps'], steps)) } : v));
+  }
+  if (key === 'return') return rewrite(value, ['outputs'], (outs) => (outs.type !== 'object' ? outs : { ...outs, entries: outs.entries.map((e) => ({ ...e, value: returnValue(e.value) })) }));
+  return value;
+}
+
+function returnValue(v: SyntaxNode): SyntaxNode {
+  if (v.type === 'scalar') return { type: 'object', style: 'mapping', pos: v.pos, entries: [{ key: 'tensor', keyPos: v.pos, value: v }] };
+  return rewrite(v, ['value'], (x) => (x.type === 'scalar' ? { type: 'list', items: [x], pos: x.pos } : x));
+}
+
 function renameStep(step: SyntaxNode, file: string, problems: ConfigProblem[]): SyntaxNode {
   if (step.type !== 'object') return step;
   const used = new Map<string, string>();
   const entries: Entry[] = [];
   for (const e of step.entries) {
     const target = STEP_ALIASES[e.key];
-    if (!target) { entries.push(e); continue; }
+    if (!target) { entries.push({ ...e, value: desugarConstruct(e.key, e.value, file, problems) }); continue; }
     const prev = used.get(target);
     if (prev !== undefined) {
       problems.push({ file, ...e.keyPos, path: 'steps', severity: 'error',

@@ -1,11 +1,16 @@
 /** Where a config path was written: the path itself, else its nearest recorded parent, else 1:1. */
 import type { ParsedConfig, SourcePosition } from './config-problem.js';
 
-export function positionOf(parsed: Pick<ParsedConfig, 'file' | 'positions'>, path: string): { file: string; line: number; col: number } {
+/** `offset`: a character inside the string at `path` (a `#text` path), for a problem pointing into it. */
+export function positionOf(parsed: Pick<ParsedConfig, 'file' | 'positions'>, path: string, offset = 0): { file: string; line: number; col: number } {
   let p = path;
   for (;;) {
     const pos: SourcePosition | undefined = parsed.positions.get(p);
-    if (pos) return { file: parsed.file, line: pos.line, col: pos.col };
+    if (pos && p === path && offset > 0 && pos.inside) {
+      const at = pos.inside(offset);
+      return { file: parsed.file, line: at.line, col: at.col };
+    }
+    if (pos) return { file: parsed.file, line: pos.line, col: pos.col + (p === path ? offset : 0) };
     const parent = parentPath(p);
     if (parent === undefined) return { file: parsed.file, line: 1, col: 1 };
     p = parent;

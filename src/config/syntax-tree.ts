@@ -20,6 +20,8 @@ export interface ScalarNode {
   readonly text: string;
   readonly value: string | number | boolean | null;
   readonly pos: SourcePosition;
+  /** Where character `offset` of a string value was written (YAML and JSON), when known exactly. */
+  readonly inside?: (offset: number) => SourcePosition;
 }
 
 interface ListNode {

@@ -124,6 +124,9 @@ function ensemble(r: ConfigReporter): void {
   }
   const written = new Map<string, number>();
   e.step.forEach((s, i) => {
+    // A control-flow construct (YAML pipelines) names no model and maps no tensors itself; the
+    // pipeline compiler checks it and the steps inside it.
+    if (s.switch || s.return || s.map || s.loop) return;
     const at = `ensemble_scheduling.step[${i}]`;
     const who = s.model_name ? `step ${i} ('${s.model_name}')` : `step ${i}`;
     if (!s.model_name) r.error(at, `${who}: must specify 'model_name'`);

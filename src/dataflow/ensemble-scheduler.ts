@@ -13,7 +13,7 @@ import type { PipelinePlan } from '../pipeline/index.js';
 import { QueuedEntries, QueuedEntry, abortReason, stoppedError, systemClock, type Clock, type Scheduler, type SchedulerHooks, type WorkItem } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
 import { runPlan } from './run-plan.js';
-import { StepStats, type StepStat } from './step-stats.js';
+import { StepStats, type BranchStat, type StepStat } from './step-stats.js';
 
 interface EnsembleSchedulerOptions {
   host: ModelHost;
@@ -23,10 +23,13 @@ interface EnsembleSchedulerOptions {
   maxInflight?: number;
   /** The model's statistics hooks: a request "starts" when it leaves the in-flight queue. */
   hooks?: SchedulerHooks;
+  /** The pipeline batches (max_batch_size > 0): a `return` literal gets the request's batch dim. */
+  batching?: boolean;
 }
 
 interface EnsembleScheduler extends Scheduler {
   stepStats(): StepStat[];
+  branchStats(): BranchStat[];
   wallStats(): StatDuration;
 }
 
@@ -36,6 +39,7 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
   const bound = options.maxInflight || plan.maxInflightRequests;
   const limit = bound > 0 ? bound : Infinity;
   const stats = new StepStats(plan);
+  const batching = options.batching === true;
   /** Requests held back by max_inflight_requests, in priority order (FIFO within a level). */
   const queue: QueuedEntry[] = [];
   const running = new Set<WorkItem>();
@@ -90,7 +94,7 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
     };
     item.signal.addEventListener('abort', onAbort, { once: true });
     const ctx = {
-      host, pipeline, request: item.request, clock, stats, priority: item.priority,
+      host, pipeline, request: item.request, clock, stats, priority: item.priority, batching,
       ...(item.deadline === undefined ? {} : { deadline: item.deadline }),
     };
     // A synchronous run may end inside subscribe(), before `sub` is assigned; `ended` covers that.
@@ -142,6 +146,7 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
       });
     },
     stepStats: () => stats.steps(),
+    branchStats: () => stats.branches(),
     wallStats: () => stats.wallTime(),
   };
 }

@@ -4,18 +4,30 @@
  * a failing step errors the stream naming the step, and unsubscribing (or an error) unsubscribes
  * every child call still running. Internals are imperative on purpose: this is the per-step hot
  * path (target ≤ 10 µs per step), so no operator chain is built per request.
+ *
+ * Control flow: a node is decided once its inputs and the tensors its guards read exist. A false
+ * guard, a switch case not taken or a SKIPPED input skips it, and its outputs become SKIPPED once
+ * every producer of each was skipped; a `return` emits and completes the run; a map or loop is one
+ * call whose sub-runs (runPlan again) hang off this run, so unsubscribing reaches them. A plan
+ * without control flow takes none of these branches (PlanIndex.controlFlow).
  */
-import { Observable, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import type { ModelHost } from '../backend/index.js';
 import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
-import { Errors, stepFailure } from '../errors.js';
-import type { BatchBridge, PipelinePlan, PlanStep, PlanTensor } from '../pipeline/index.js';
+import { Errors, stepFailure, toTributaryError } from '../errors.js';
+import type { PipelinePlan, PlanStep, PlanTensor } from '../pipeline/index.js';
 import type { Clock } from '../scheduler/index.js';
-import { renameTensor, shapeMatches, type Tensor } from '../tensor/index.js';
+import { renameTensor, type Tensor } from '../tensor/index.js';
+import { settleOnReturn, type ChildCall } from './child-call.js';
+import { extraReads, planIndex, type PlanIndex } from './plan-index.js';
+import { returnOutputs } from './return-outputs.js';
+import { RunGuards } from './run-guards.js';
+import { runNested } from './run-nested.js';
 import type { StepStats } from './step-stats.js';
-import { TensorScope } from './tensor-scope.js';
+import { bridged, findOutput } from './step-io.js';
+import { SKIPPED, TensorScope, type ScopeValue } from './tensor-scope.js';
 
-interface RunContext {
+export interface RunContext {
   readonly host: ModelHost;
   readonly pipeline: string;
   /** The pipeline request: inputs, id, parameters, sequence flags, requested outputs. */
@@ -24,7 +36,9 @@ interface RunContext {
   readonly priority?: number;
   readonly deadline?: number;
   readonly clock: Clock;
-  readonly stats?: StepStats;
+  readonly stats?: StepStats | undefined;
+  /** The pipeline batches (max_batch_size > 0): a returned literal gets the request's batch dim. */
+  readonly batching?: boolean;
 }
 
 export function runPlan(plan: PipelinePlan, ctx: RunContext): Observable<Tensor[]> {
@@ -40,9 +54,16 @@ class PlanRun {
   readonly #ctx: RunContext;
   readonly #out: Subscriber<Tensor[]>;
   readonly #root = new TensorScope();
-  readonly #children = new Set<Subscription>();
+  readonly #children = new Set<ChildCall>();
   readonly #wanted: readonly PlanTensor[];
   readonly #wantedSet: ReadonlySet<string>;
+  readonly #index: PlanIndex;
+  /** Guards and switch decisions; made at the first guarded node, so plain plans never build it. */
+  #guards: RunGuards | undefined;
+  /** Skipped producers so far, for tensors with several. */
+  #skips: Map<string, number> | undefined;
+  /** Some tensor is SKIPPED: only then do inputs need that check (plain plans never pay it). */
+  #anySkipped = false;
   /** Running child calls, plus one held while starting so a synchronous host cannot end the run early. */
   #pending = 1;
   #closed = false;
@@ -57,6 +78,7 @@ class PlanRun {
     this.#wanted = asked ? all.filter((o) => asked.some((r) => r.name === o.name)) : all;
     if (this.#wanted.length === 0) this.#wanted = all;
     this.#wantedSet = new Set(this.#wanted.map((o) => o.name));
+    this.#index = planIndex(plan);
   }
 
   start(): void {
@@ -65,7 +87,7 @@ class PlanRun {
     for (const i of this.#plan.inputs) if (!root.owns(i.name)) root.set(i.name, null);
     for (const step of this.#plan.steps) {
       if (this.#closed) return;
-      if (this.#ready(step, root)) this.#fire(step, root);
+      if (this.#ready(step, root)) this.#enter(step, root);
     }
     if (!this.#closed) this.#visitSink(root, false);
     this.#release();
@@ -73,14 +95,76 @@ class PlanRun {
 
   teardown(): void {
     this.#closed = true;
-    for (const s of this.#children) s.unsubscribe();
+    for (const c of this.#children) c.sub?.unsubscribe();
     this.#children.clear();
   }
 
   #ready(step: PlanStep, scope: TensorScope): boolean {
     if (scope.hasFired(step.position)) return false;
-    for (const b of step.inputs) if (scope.lookup(b.tensor) === undefined) return false;
+    for (const t of this.#index.deps[step.position]!) if (scope.lookup(t) === undefined) return false;
     return true;
+  }
+
+  /** A ready node: run it, or skip it when an input is SKIPPED or a guard does not hold. */
+  #enter(step: PlanStep, scope: TensorScope): void {
+    if (!this.#index.controlFlow) return this.#fire(step, scope);
+    let run = true;
+    try {
+      if (this.#anySkipped) for (const t of this.#index.deps[step.position]!) if (scope.lookup(t) === SKIPPED && !this.#guardRead(step, t)) run = false;
+      if (run && step.guards.length > 0) run = (this.#guards ??= new RunGuards(this.#plan, this.#ctx)).hold(step.guards, scope);
+    } catch (e) {
+      return this.#fail(toTributaryError(e).withContext(`pipeline '${this.#ctx.pipeline}', step '${step.name}'`));
+    }
+    if (!run) return this.#skip(step, scope);
+    if (step.kind === 'return') return this.#return(step, scope);
+    this.#fire(step, scope);
+  }
+
+  /** A tensor only a guard reads: SKIPPED makes that condition false, not the node skipped outright. */
+  #guardRead(step: PlanStep, tensor: string): boolean {
+    return !step.inputs.some((b) => b.tensor === tensor) && !extraReads(step).includes(tensor);
+  }
+
+  /** The node is not run: its outputs become SKIPPED (once every producer of each is skipped). */
+  #skip(step: PlanStep, scope: TensorScope): void {
+    scope.markFired(step.position);
+    this.#ctx.stats?.skipped(step.position);
+    const names = step.ret ? step.ret.map((r) => r.name) : step.outputs.map((b) => b.tensor);
+    for (const name of names) {
+      if (this.#closed) return;
+      const producers = this.#plan.producers.get(name);
+      if (producers && producers.length > 1) {
+        if (!producers.includes(step.position)) continue;
+        const n = ((this.#skips ??= new Map()).get(name) ?? 0) + 1;
+        this.#skips.set(name, n);
+        if (n < producers.length) continue;
+      } else if (step.ret && !producers?.includes(step.position)) continue; // a return's output another node makes
+      if (scope.lookup(name) !== undefined) continue;
+      this.#anySkipped = true;
+      scope.set(name, SKIPPED);
+      const wake = this.#index.wake.get(name);
+      if (wake) for (const pos of wake) if (!this.#closed) this.#visitStep(this.#plan.steps[pos]!, scope, false);
+      if (this.#wantedSet.has(name) && !this.#closed) this.#visitSink(scope, false);
+    }
+  }
+
+  /** A return whose guard holds: emit its outputs, cancel every child still running, complete. */
+  #return(step: PlanStep, scope: TensorScope): void {
+    scope.markFired(step.position);
+    const input = this.#ctx.request.inputs[0];
+    const batch = this.#ctx.batching ? (input?.shape[0] ?? 1) : undefined;
+    const outputs = returnOutputs(step.ret ?? [], this.#wanted, (n) => scope.lookup(n), batch);
+    const { stats, clock } = this.#ctx;
+    stats?.success(step.position, 0);
+    if (++this.#emitted > 1 && !this.#plan.decoupled) return this.#fail(Errors.pipelineNotDecoupled(this.#ctx.pipeline));
+    if (stats) {
+      settleOnReturn(this.#children, stats, clock);
+      // Nodes never decided (waiting on a tensor that will not come now) did not run: skipped.
+      for (const s of this.#plan.steps) if (!this.#root.firedAnywhere(s.position)) stats.skipped(s.position);
+    }
+    this.teardown();
+    this.#out.next(outputs);
+    this.#out.complete();
   }
 
   /**
@@ -92,7 +176,7 @@ class PlanRun {
     if (mustOwn && !step.inputs.some((b) => scope.owns(b.tensor))) {
       // not this scope's business, but a deeper scope may own an input
     } else if (this.#ready(step, scope)) {
-      this.#fire(step, scope);
+      this.#enter(step, scope);
     }
     const kids = scope.children;
     if (kids) for (let i = 0; i < kids.length && !this.#closed; i++) this.#visitStep(step, kids[i]!, true);
@@ -102,11 +186,14 @@ class PlanRun {
     if (!scope.emitted && (!mustOwn || this.#wanted.some((o) => scope.owns(o.name)))) {
       const outputs: Tensor[] = [];
       let complete = true;
+      let skipped: string | undefined;
       for (const o of this.#wanted) {
         const t = scope.lookup(o.name);
         if (t === undefined) { complete = false; break; }
-        if (t !== null) outputs.push(o.bridge ? bridged(t, o.bridge, o.name) : t);
+        if (t === SKIPPED) { if (!this.#plan.optionalOutputs.has(o.name)) skipped ??= o.name; }
+        else if (t !== null) outputs.push(o.bridge ? bridged(t, o.bridge, o.name) : t);
       }
+      if (complete && skipped !== undefined) return this.#fail(Errors.pipelineOutputSkipped(this.#ctx.pipeline, skipped));
       if (complete) {
         scope.emitted = true;
         if (++this.#emitted > 1 && !this.#plan.decoupled) return this.#fail(Errors.pipelineNotDecoupled(this.#ctx.pipeline));
@@ -122,7 +209,7 @@ class PlanRun {
     const inputs: Tensor[] = [];
     for (const b of step.inputs) {
       const t = scope.lookup(b.tensor);
-      if (t) inputs.push(b.bridge ? bridged(t, b.bridge, b.name) : renameTensor(t, b.name));
+      if (t && t !== SKIPPED) inputs.push(b.bridge ? bridged(t, b.bridge, b.name) : renameTensor(t, b.name));
     }
     // No `signal` on the child: unsubscribing cancels it (the host contract), and a listener per
     // step on the parent's AbortSignal measurably costs (EventTarget bookkeeping, GC pressure).
@@ -136,37 +223,49 @@ class PlanRun {
     if (request.trace !== undefined) child.trace = request.trace;
 
     this.#pending++;
-    const started = clock.now();
-    let version: string | undefined;
+    const call: ChildCall = { step, started: clock.now(), version: undefined, responded: false, settled: false, sub: undefined };
     let ended = false;
-    let sub: Subscription | undefined;
     let source: Observable<InferenceResponse>;
     try {
-      source = this.#ctx.host.infer(child);
+      source = step.kind === 'model' ? this.#ctx.host.infer(child) : runNested(step, inputs, (n) => scope.lookup(n), this.#ctx, runPlan);
     } catch (e) {
       // A host that throws instead of erroring its stream still fails only this request.
       stats?.failure(step.position);
-      return this.#fail(stepFailure(this.#ctx.pipeline, step.name, e));
+      return this.#fail(this.#stepError(step, e));
     }
-    sub = source.subscribe({
+    // Tracked before subscribing: a synchronous host may answer, and a return end the run, inside subscribe().
+    this.#children.add(call);
+    const sub = source.subscribe({
       next: (resp) => {
-        version = resp.version;
+        call.version = resp.version;
+        call.responded = true;
         this.#onResponse(step, scope, resp);
       },
       error: (e: unknown) => {
         ended = true;
+        this.#children.delete(call);
+        if (call.settled) return;
+        call.settled = true;
         stats?.failure(step.position);
-        this.#fail(stepFailure(this.#ctx.pipeline, step.name, e));
+        this.#fail(this.#stepError(step, e));
       },
       complete: () => {
         ended = true;
-        stats?.success(step.position, (clock.now() - started) * 1e6, version);
-        if (sub) this.#children.delete(sub);
+        this.#children.delete(call);
+        if (call.settled) return;
+        call.settled = true;
+        stats?.success(step.position, (clock.now() - call.started) * 1e6, call.version);
         this.#release();
       },
     });
-    if (!ended && !this.#closed) this.#children.add(sub);
+    call.sub = sub;
+    if (ended) this.#children.delete(call);
     else if (this.#closed) sub.unsubscribe();
+  }
+
+  /** A map or loop is one node to this run; its sub-run's errors already name the step inside it. */
+  #stepError(step: PlanStep, e: unknown): unknown {
+    return step.kind === 'model' ? stepFailure(this.#ctx.pipeline, step.name, e) : e;
   }
 
   #onResponse(step: PlanStep, scope: TensorScope, resp: InferenceResponse): void {
@@ -183,7 +282,7 @@ class PlanRun {
     for (const b of step.outputs) {
       if (!target.owns(b.tensor)) continue;
       if (this.#wantedSet.has(b.tensor)) feedsSink = true;
-      const consumers = this.#plan.consumers.get(b.tensor);
+      const consumers = this.#index.wake.get(b.tensor);
       if (!consumers) continue;
       for (const pos of consumers) {
         if (this.#closed) return;
@@ -207,20 +306,4 @@ class PlanRun {
     this.teardown();
     this.#out.error(err);
   }
-}
-
-function findOutput(outputs: readonly Tensor[], name: string): Tensor | undefined {
-  for (const t of outputs) if (t.name === name) return t;
-  return undefined;
-}
-
-/** Triton's batch-dim bridge (BatchBridge): a new shape over the same data, never a copy. */
-function bridged(t: Tensor, bridge: BatchBridge, name: string): Tensor {
-  const shape = t.shape;
-  if (bridge.mode === 'add') {
-    if (shapeMatches(bridge.dims, shape)) return { name, datatype: t.datatype, shape: [1, ...shape], data: t.data };
-  } else if (shape[0] === 1 && !shapeMatches(bridge.dims, shape)) {
-    return { name, datatype: t.datatype, shape: shape.slice(1), data: t.data };
-  }
-  return renameTensor(t, name);
 }

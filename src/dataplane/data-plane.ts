@@ -62,7 +62,12 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
   const trace = createTraceSettings();
   const tracer = options.tracer;
   // Every model's settings are its overrides over the global ones, so any change reapplies them all.
-  const configure = () => tracer?.configure(trace.get(), new Map(trace.models().map((m) => [m, trace.get(m)])));
+  const configure = (countSet?: ReadonlySet<string>) => tracer?.configure(trace.get(), new Map(trace.models().map((m) => [m, trace.get(m)])), countSet);
+  // Triton's trace_count reads back as the traces still to take, counting down as requests are traced.
+  const shownTrace = (model: string | undefined, values: TraceSettingValues): TraceSettingValues => {
+    const left = tracer?.traceCount(model);
+    return left === undefined ? values : { ...values, trace_count: String(left) };
+  };
   if (options.traceSettings) trace.update(undefined, options.traceSettings);
   configure();
   const extensions = (): string[] => {
@@ -93,10 +98,10 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     traceSettings({ model, version }, patch = {}) {
       if (model && ver(version) !== undefined) throw Errors.traceSettingPerVersion(model);
       if (model) server.modelMetadata(model); // NOT_FOUND for an unknown model
-      if (Object.keys(patch).length === 0) return trace.get(model || undefined);
+      if (Object.keys(patch).length === 0) return shownTrace(model || undefined, trace.get(model || undefined));
       const values = trace.update(model || undefined, patch);
-      configure();
-      return values;
+      configure('trace_count' in patch ? new Set([model || '']) : undefined);
+      return shownTrace(model || undefined, values);
     },
     logSettings: (patch) => logSettings(patch),
   };

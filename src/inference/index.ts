@@ -2,7 +2,7 @@
  * The in-process message types every layer speaks: what front ends decode into, what the server,
  * schedulers and backends pass along, and what BLS child calls build. Depends only on tensor/.
  */
-export type { ParamValue, Parameters, RequestedOutput, SequenceFlags, InferenceRequest, RequestTrace, TraceActivity, TraceContext, TraceSpawner } from './inference-request.js';
+export type { ParamValue, Parameters, RequestedOutput, SequenceFlags, InferenceRequest, BatchTrace, RequestTrace, TraceActivity, TraceContext, TraceSpawner } from './inference-request.js';
 export type { InferenceResponse } from './inference-response.js';
 export { isReservedParameter } from './reserved-parameters.js';
 export { CancelSource } from './cancel-signal.js';

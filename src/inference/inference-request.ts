@@ -69,8 +69,16 @@ export interface TraceSpawner {
   open(model: string, version: string, requestId: string | undefined): RequestTrace;
 }
 
-/** Triton's trace activities, in the order a request passes them. */
-export type TraceActivity = 'REQUEST_START' | 'QUEUE_START' | 'COMPUTE_START' | 'COMPUTE_INPUT_END' | 'COMPUTE_OUTPUT_START' | 'COMPUTE_END' | 'REQUEST_END';
+/**
+ * Triton's trace activities, in the order a request passes them; CACHE_HIT / CACHE_MISS mark the
+ * end of a response-cache lookup (Triton's enum has no cache activity, so they are custom ones).
+ */
+export type TraceActivity = 'REQUEST_START' | 'QUEUE_START' | 'CACHE_HIT' | 'CACHE_MISS' | 'COMPUTE_START' | 'COMPUTE_INPUT_END' | 'COMPUTE_OUTPUT_START' | 'COMPUTE_END' | 'REQUEST_END';
+
+/** The trace of one batch execution, ended (clock ms) when the batch ends. */
+export interface BatchTrace {
+  end(ms: number): void;
+}
 
 /** One model's trace of one request: timestamps (clock ms), tensors at TENSORS level, then end(). */
 export interface RequestTrace extends TraceSpawner {
@@ -79,4 +87,9 @@ export interface RequestTrace extends TraceSpawner {
   stamp(activity: TraceActivity, ms: number): void;
   tensor(activity: 'TENSOR_QUEUE_INPUT' | 'TENSOR_BACKEND_OUTPUT', t: Tensor): void;
   end(): void;
+  /**
+   * Opens the trace of a batch execution that holds this request, linked to every traced request
+   * in `batch` (this one among them); absent where batches are not traced (triton mode).
+   */
+  batch?(model: string, version: string, batch: readonly RequestTrace[], requests: number, rows: number, ms: number): BatchTrace;
 }

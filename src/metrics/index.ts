@@ -1,2 +1,3 @@
-export { startMetricsServer } from './start-metrics-server.js';
-export { METRICS_INTERVAL_MS } from './system-metrics.js';
+export { createMetrics, listenMetrics, startMetricsServer } from './start-metrics-server.js';
+export { METRICS_INTERVAL_MS, registerSystemMetrics } from './system-metrics.js';
+export { aggregateMetrics, type MetricsJson } from './aggregate-metrics.js';

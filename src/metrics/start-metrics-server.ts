@@ -6,14 +6,17 @@ import { parseMetricsConfig } from './metrics-config.js';
 import { registerSystemMetrics, type SystemMetricsOptions } from './system-metrics.js';
 import { registerRepositoryMetrics, type MetricsSource } from './repository-metrics.js';
 
-interface Metrics {
+export interface Metrics {
   registry: Registry;
   /** Stop listening to the server. */
   detach(): void;
 }
 
-/** A fresh registry (never prom-client's global one) fed by `server`'s listener records. */
-function createMetrics(server: MetricsSource, config: Record<string, string> | undefined, system: SystemMetricsOptions): Metrics {
+/**
+ * A fresh registry (never prom-client's global one) fed by `server`'s listener records. A replica
+ * of `serve --replicas` keeps one without a port: the primary asks for it at scrape time.
+ */
+export function createMetrics(server: MetricsSource, config: Record<string, string> | undefined, system: SystemMetricsOptions): Metrics {
   const registry = new Registry();
   const stopSampling = registerSystemMetrics(registry, system);
   registerRepositoryMetrics(registry, server);
@@ -29,14 +32,30 @@ export async function startMetricsServer(
     ...(options.cpu === undefined ? {} : { cpu: options.cpu }),
     ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
   });
+  const listener = await listenMetrics(options, () => metrics.registry);
+  return {
+    port: listener.port,
+    registry: metrics.registry,
+    close: async () => {
+      metrics.detach();
+      await listener.close();
+    },
+  };
+}
+
+/** Serves `GET /metrics` from the registry `render` gives at each scrape (built fresh by `serve --replicas`' primary). */
+export async function listenMetrics(
+  options: { port: number; host?: string },
+  render: () => Registry | Promise<Registry>,
+): Promise<{ port: number; close(): Promise<void> }> {
   const http = createHttpServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || (path !== '/metrics' && path !== '/metrics/')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route for ${req.method} ${path}; metrics are at GET /metrics` }));
       return;
     }
-    metrics.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+    Promise.resolve().then(render).then(async (registry) => ({ type: registry.contentType, text: await registry.metrics() })).then(
+      (r) => res.writeHead(200, { 'content-type': r.type }).end(r.text),
       (e: Error) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: e.message })),
     );
   });
@@ -47,9 +66,7 @@ export async function startMetricsServer(
   const address = http.address();
   return {
     port: typeof address === 'object' && address ? address.port : options.port,
-    registry: metrics.registry,
     close: () => new Promise<void>((resolve) => {
-      metrics.detach();
       http.closeAllConnections();
       http.close(() => resolve());
     }),

@@ -1,7 +1,8 @@
 import type { Subscriber, TeardownLogic } from 'rxjs';
 import { requestKey, type CachedResponse, type ResponseCache } from '../cache/index.js';
 import { Errors } from '../errors.js';
-import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
+import type { InferenceRequest, InferenceResponse, RequestTrace } from '../inference/index.js';
+import { endTrace } from './end-trace.js';
 import type { Clock } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
 import type { StatsCollector } from './stats-collector.js';
@@ -32,9 +33,10 @@ export class ModelCache {
   /**
    * A response from the cache, or a miss: `make()` the model's work item, mark it with its key (its
    * final response is stored) and `enqueue` it. A Redis lookup answers later; cancelling meanwhile
-   * counts as CANCELED like a cancel in the queue.
+   * counts as CANCELED like a cancel in the queue. A traced request gets CACHE_HIT or CACHE_MISS
+   * when the lookup ends; a hit's trace ends there, with no compute timestamps.
    */
-  serve<I extends CacheableItem>(subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: readonly Tensor[], batchSize: number, start: number, make: () => I, enqueue: (item: I) => void): TeardownLogic {
+  serve<I extends CacheableItem>(subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: readonly Tensor[], batchSize: number, start: number, trace: RequestTrace | undefined, make: () => I, enqueue: (item: I) => void): TeardownLogic {
     const lookupStart = this.#clock.now();
     const key = requestKey(this.#model, this.#version, inputs, request);
     let item: I | undefined;
@@ -42,7 +44,8 @@ export class ModelCache {
     const onLookup = (hit: CachedResponse | undefined) => {
       if (settled) return;
       settled = true;
-      if (hit) return this.#answer(subscriber, request, hit, batchSize, start, lookupStart);
+      if (trace) trace.stamp(hit ? 'CACHE_HIT' : 'CACHE_MISS', this.#clock.now());
+      if (hit) return this.#answer(subscriber, request, hit, batchSize, start, lookupStart, trace);
       if (request.signal?.aborted) {
         this.#stats.failure('CANCELED', (this.#clock.now() - start) * 1e6, batchSize);
         return subscriber.error(Errors.cancelled(this.#model));
@@ -72,7 +75,7 @@ export class ModelCache {
   }
 
   /** A hit: recorded first (so statistics read after the response see it), then answered. */
-  #answer(subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, hit: CachedResponse, batchSize: number, start: number, lookupStart: number): void {
+  #answer(subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, hit: CachedResponse, batchSize: number, start: number, lookupStart: number, trace: RequestTrace | undefined): void {
     const end = this.#clock.now();
     const requestNs = (end - start) * 1e6;
     this.#stats.request({
@@ -80,6 +83,7 @@ export class ModelCache {
       computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0, firstResponseNs: requestNs,
       cache: { hit: true, ns: (end - lookupStart) * 1e6 },
     });
+    if (trace) endTrace(trace, undefined, undefined, undefined, end);
     const resp: InferenceResponse = { model: this.#model, version: this.#version, outputs: [...hit.outputs], final: true };
     if (request.id !== undefined) resp.id = request.id;
     if (hit.parameters) resp.parameters = { ...hit.parameters };

@@ -1,7 +1,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type { BackendInstance, BackendModel, ExecuteTimings } from '../backend/index.js';
-import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
-import type { ModelConfig, ModelInput } from '../config/index.js';
+import { CancelSource, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
+import { isEnsemble, type ModelConfig, type ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
@@ -12,6 +12,8 @@ import { ModelCache } from './model-cache.js';
 import type { FailureReason, ModelStatistics } from './statistics.js';
 import { StatsCollector } from './stats-collector.js';
 import { endTrace } from './end-trace.js';
+import { openBatchTrace } from './batch-trace.js';
+import { wallTimings } from './wall-timings.js';
 import { validateRequest, validateRequestedOutputs } from './validate-request.js';
 
 export interface ModelOptions {
@@ -75,18 +77,23 @@ export class Model {
     this.#timeoutIsDeadline = !db && !o.config.sequence_batching;
     this.#priorityLevels = db?.priority_levels ?? 0;
     this.#defaultPriority = db?.default_priority_level || (this.#priorityLevels > 0 ? this.#priorityLevels : 0);
+    // A pipeline's run is no batch execution; its steps' batches are traced in the steps.
+    const tracesBatches = o.config.max_batch_size > 0 && !isEnsemble(o.config);
     const hooks: SchedulerHooks = {
       onBatchStart: (items) => {
         const now = this.#clock.now();
         for (const it of items) (it as ModelWorkItem).started(now);
+        if (tracesBatches) (items[0] as ModelWorkItem).batchTrace = openBatchTrace(items as readonly ModelWorkItem[], this.name, this.version, now);
       },
       onBatchEnd: (items, reported) => {
         let rows = 0;
         for (const it of items) rows += it.batchSize;
-        // A backend that times nothing itself (identity, a pipeline) is timed around its call.
+        // A backend that times nothing itself (identity, a pipeline) is timed from the batch's
+        // start to its last final response.
         const timings = reported ?? wallTimings(items as readonly ModelWorkItem[], this.#clock.now());
         this.#stats.execution(rows, timings);
         for (const it of items) (it as ModelWorkItem).batchEnded(timings);
+        (items[0] as ModelWorkItem).batchTrace?.end(this.#clock.now());
       },
       onQueueDepth: (d) => this.#stats.pending(d),
     };
@@ -115,7 +122,7 @@ export class Model {
         let priority = request.priority ?? 0;
         if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
         const make = () => new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start, trace);
-        if (this.#cache) return this.#cache.serve(subscriber, request, v.inputs, v.batchSize, start, make, (it) => this.#scheduler.enqueue(it));
+        if (this.#cache) return this.#cache.serve(subscriber, request, v.inputs, v.batchSize, start, trace, make, (it) => this.#scheduler.enqueue(it));
         item = make();
       } catch (e) {
         const err = toTributaryError(e);
@@ -198,12 +205,6 @@ export class Model {
   }
 }
 
-/** The whole execution as compute_infer: from the batch's start to now (clock ms -> ns). */
-function wallTimings(items: readonly ModelWorkItem[], now: number): ExecuteTimings {
-  const start = items[0]?.startedAt ?? now;
-  return { computeInputNs: 0, computeInferNs: Math.max(0, now - start) * 1e6, computeOutputNs: 0 };
-}
-
 function reasonOf(err: TributaryError): FailureReason {
   if (Errors.cancelled.is(err)) return 'CANCELED';
   if (Errors.queueFull.is(err) || Errors.timeout.is(err) || err.kind === 'INVALID_ARG' || err.kind === 'NOT_FOUND') return 'REJECTED';
@@ -226,10 +227,15 @@ class ModelWorkItem implements WorkItem {
   done = false;
   startedAt?: number;
   firstResponseAt?: number;
+  /** When the final response was handed to its consumer, and how long the consumer then ran (clock ms). */
+  finalAt?: number;
+  finalConsumedMs = 0;
   timings?: ExecuteTimings;
   /** Set only on a traced request. */
   readonly trace?: RequestTrace;
   computeEndAt?: number;
+  /** On a batch's first item: the batch's trace when a request in it is traced. */
+  batchTrace: BatchTrace | undefined;
   /** Set on a cache miss: where the response goes, and the key, lookup and insertion time so far. */
   cacheKey?: string;
   cacheNs = 0;
@@ -281,7 +287,7 @@ class ModelWorkItem implements WorkItem {
 
   send(response: { outputs: Tensor[]; parameters?: Parameters } | null, final: boolean): void {
     if (this.done) return;
-    if (this.firstResponseAt === undefined) this.firstResponseAt = this.#model.clock.now();
+    if (!final && this.firstResponseAt === undefined) this.firstResponseAt = this.#model.clock.now();
     if (response) {
       let resp: InferenceResponse;
       try {
@@ -292,15 +298,24 @@ class ModelWorkItem implements WorkItem {
       }
       if (final && this.cacheKey !== undefined) this.#model.cacheInsert(this, resp);
       if (this.trace?.tensors) for (const t of resp.outputs) this.trace.tensor('TENSOR_BACKEND_OUTPUT', t);
+      if (final) this.#handOver();
       this.#subscriber.next(resp);
     } else if (final) {
+      this.#handOver();
       // An empty final response marks the end of a decoupled stream.
       this.#subscriber.next({ model: this.#model.name, version: this.#model.version, outputs: [], final: true, ...(this.request.id === undefined ? {} : { id: this.request.id }) });
     }
     if (final) {
       this.#finish(true, undefined);
       this.#subscriber.complete();
+      this.finalConsumedMs = this.#model.clock.now() - this.finalAt!;
     }
+  }
+
+  /** The final response goes to its consumer now: compute ends here for a backend that times nothing. */
+  #handOver(): void {
+    this.finalAt = this.#model.clock.now();
+    this.firstResponseAt ??= this.finalAt;
   }
 
   fail(error: unknown): void {

@@ -45,7 +45,16 @@ export interface ModelStatistics {
    * Pipelines only (a Tributary addition): per-step statistics, and wall time kept apart from
    * the summed compute of steps so parallel branches do not look sequential.
    */
-  step_stats?: { step: string; model: string; version: string; count: number; ns: number; fail: number }[];
+  step_stats?: {
+    step: string; model: string; version: string; count: number; ns: number; fail: number;
+    /**
+     * Control flow (YAML pipelines): runs that skipped the node; runs whose `return` cancelled its
+     * call while it ran; items of a map; iterations of a loop.
+     */
+    skipped?: number; cancelled?: number; items?: number; iterations?: number;
+  }[];
+  /** Pipelines with a switch: per case (its index, or 'default'), runs that took it and runs that did not. */
+  branch_stats?: { switch: string; case: string; condition: string; taken: number; skipped: number }[];
   wall?: StatDuration;
   /** Sequence batcher models only. */
   sequence_stats?: { active: number; started: number; ended: number; released_idle: number };

@@ -1,5 +1,5 @@
 import { DirectedGraph } from 'graphology';
-import type { PipelineContext } from './pipeline-context.js';
+import type { PipelineContext, StepInfo } from './pipeline-context.js';
 
 type PipelineNode =
   | { kind: 'input'; name: string }
@@ -32,6 +32,19 @@ export function buildPipelineGraph(ctx: PipelineContext): PipelineGraph {
     g.mergeNode(stepNode(s.index), { kind: 'step', index: s.index });
     for (const [, t] of s.inputMap) g.mergeEdge(tensor(t), stepNode(s.index));
     for (const [, t] of s.outputMap) g.mergeEdge(stepNode(s.index), tensor(t));
+    // A node waits for what its guards read: its own conditions and its switches' decisions.
+    for (const t of conditionReads(ctx, s)) g.mergeEdge(tensor(t), stepNode(s.index));
   }
   return g;
+}
+
+/** Tensors read by the conditions guarding a node (a switch's decision reads all its cases). */
+export function conditionReads(ctx: PipelineContext, s: StepInfo): string[] {
+  const out = new Set<string>();
+  const add = (path: string) => { for (const t of ctx.conditions.get(path)?.reads ?? []) out.add(t); };
+  for (const g of s.guards) {
+    if (g.kind === 'when') add(g.path);
+    else for (const c of ctx.switches[g.switchId]?.cases ?? []) add(c.path);
+  }
+  return [...out];
 }

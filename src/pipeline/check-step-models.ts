@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../config/index.js';
-import { closest, isEnsemble } from '../config/index.js';
+import { closest, isEnsemble, pipelineStepModels } from '../config/index.js';
 import type { PipelineContext, Resolve, StepInfo } from './pipeline-context.js';
 import { q, where } from './pipeline-context.js';
 
@@ -15,10 +15,13 @@ export function checkStepModels(ctx: PipelineContext, resolve: Resolve, known: r
   const { sink, config } = ctx;
   const badBatch = new Set<number>();
   if (ctx.steps.length === 0) {
-    sink.error('ensemble_scheduling.step', `${where(ctx)}: ensemble_scheduling has no steps; add at least one step`);
+    sink.error('ensemble_scheduling.step', `${where(ctx)}: ${ctx.body ? `the ${ctx.body} body` : 'ensemble_scheduling'} has no steps; add at least one step`);
   }
+  // A map or loop body is named `pipeline/map#1`: its steps must not call the pipeline either.
+  const pipeline = ctx.name.split('/')[0]!;
   for (const s of ctx.steps) {
-    if (s.model === ctx.name) {
+    if (s.kind !== 'model') continue;
+    if (s.model === pipeline) {
       sink.error(`${s.path}.model_name`, `${where(ctx, s)}: a pipeline cannot call itself`);
       continue;
     }
@@ -29,8 +32,8 @@ export function checkStepModels(ctx: PipelineContext, resolve: Resolve, known: r
       sink.error(`${s.path}.model_name`, `${where(ctx, s)}: unknown model ${q(s.model)}${v}; it is not in the model repository (or not loaded)${near ? `; did you mean ${q(near)}?` : ''}`);
       continue;
     }
-    const via = callsPipeline(m, ctx.name, resolve, new Set());
-    if (via) sink.error(`${s.path}.model_name`, `${where(ctx, s)}: model ${q(s.model)} calls pipeline ${q(ctx.name)} again (through ${via}); pipelines cannot recurse`);
+    const via = callsPipeline(m, pipeline, resolve, new Set());
+    if (via) sink.error(`${s.path}.model_name`, `${where(ctx, s)}: model ${q(s.model)} calls pipeline ${q(pipeline)} again (through ${via}); pipelines cannot recurse`);
     checkNames(ctx, s, m);
     // Triton (ensemble_utils.cc) lets a batching pipeline hold a non-batching step: the dims
     // check compares shapes with and without the batch dim, and the run adds or strips it.
@@ -70,9 +73,10 @@ function checkNames(ctx: PipelineContext, s: StepInfo, m: ModelConfig): void {
 function callsPipeline(config: ModelConfig, target: string, resolve: Resolve, seen: Set<string>): string | undefined {
   if (!isEnsemble(config) || seen.has(config.name)) return undefined;
   seen.add(config.name);
-  for (const step of config.ensemble_scheduling?.step ?? []) {
-    if (step.model_name === target) return q(config.name);
-    const inner = resolve(step.model_name, step.model_version ?? -1);
+  // Nested steps (switch cases, map and loop bodies) call models too; any version will do here.
+  for (const model of pipelineStepModels(config)) {
+    if (model === target) return q(config.name);
+    const inner = resolve(model, -1);
     const via = inner && callsPipeline(inner, target, resolve, seen);
     if (via) return `${q(config.name)} -> ${via}`;
   }

@@ -47,26 +47,44 @@ const show = (t: TensorType) => `${t.datatype} ${formatShape(t.full)}`;
  */
 export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<number>): void {
   for (const [tensor, consumers] of ctx.consumers) {
-    const producers = ctx.producers.get(tensor) ?? [];
-    if (producers.length !== 1) continue;
-    const p = producers[0]!;
-    if (p.kind === 'step' && skipSteps.has(p.step)) continue;
-    const made = producerType(ctx, p);
-    if (!made) continue;
-    for (const c of consumers) {
-      if (c.kind === 'step' && skipSteps.has(c.step)) continue;
-      const want = consumerType(ctx, c);
-      if (!want) continue;
-      const what = want.datatype !== made.datatype ? 'inconsistent data type'
-        : dimsCompatible(want.dims, made.dims) || dimsCompatible(want.full, made.full) ? undefined : 'inconsistent shape';
-      if (!what) continue;
-      const from = describeProducer(ctx, p);
-      if (c.kind === 'output') {
-        ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what})`);
-      } else {
-        const s = ctx.steps[c.step]!;
-        ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what})`);
+    const producers = (ctx.producers.get(tensor) ?? []).filter((p) => !(p.kind === 'step' && skipSteps.has(p.step)));
+    for (const p of producers) {
+      const made = producerType(ctx, p);
+      if (!made) continue;
+      for (const c of consumers) {
+        if (c.kind === 'step' && skipSteps.has(c.step)) continue;
+        const want = consumerType(ctx, c);
+        const what = want && disagree(want, made);
+        if (!want || !what) continue;
+        const from = describeProducer(ctx, p);
+        if (c.kind === 'output') {
+          ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what})`);
+        } else {
+          const s = ctx.steps[c.step]!;
+          ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what})`);
+        }
       }
+    }
+  }
+  checkBranchTypes(ctx, skipSteps);
+}
+
+function disagree(want: TensorType, made: TensorType): string | undefined {
+  return want.datatype !== made.datatype ? 'inconsistent data type'
+    : dimsCompatible(want.dims, made.dims) || dimsCompatible(want.full, made.full) ? undefined : 'inconsistent shape';
+}
+
+/** A tensor produced in several switch cases must have one type, whatever case ran. */
+function checkBranchTypes(ctx: PipelineContext, skipSteps: ReadonlySet<number>): void {
+  for (const [tensor, producers] of ctx.producers) {
+    const typed = producers.filter((p) => p.kind === 'step' && !skipSteps.has(p.step))
+      .map((p) => ({ p, t: producerType(ctx, p) })).filter((x) => x.t);
+    const first = typed[0];
+    for (const other of typed.slice(1)) {
+      const what = disagree(first!.t!, other.t!);
+      if (!what || other.p.kind !== 'step') continue;
+      const s = ctx.steps[other.p.step]!;
+      ctx.sink.error(`${s.path}`, `${where(ctx, s)}: tensor ${q(tensor)} is ${show(other.t!)} here but ${show(first!.t!)} from ${describeProducer(ctx, first!.p)} (${what}); every branch must give it one datatype and shape`);
     }
   }
 }

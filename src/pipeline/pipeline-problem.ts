@@ -10,26 +10,28 @@ export interface PipelineProblem {
   col?: number;
 }
 
-export type Locate = (path: string) => { file: string; line: number; col: number } | undefined;
+/** `offset`: a character inside the string at `path`, when the problem points into it. */
+export type Locate = (path: string, offset?: number) => { file: string; line: number; col: number } | undefined;
 
 export interface ProblemSink {
   readonly problems: PipelineProblem[];
-  error(path: string, message: string): void;
+  /** `shift` moves the column right, to a character inside a string (a condition's offset). */
+  error(path: string, message: string, shift?: number): void;
   warn(path: string, message: string): void;
 }
 
 /** Collects every problem (validators never stop at the first one) and attaches locations. */
 export function createProblemSink(locate?: Locate): ProblemSink {
   const problems: PipelineProblem[] = [];
-  const add = (severity: PipelineProblem['severity'], path: string, message: string) => {
+  const add = (severity: PipelineProblem['severity'], path: string, message: string, shift = 0) => {
     const p: PipelineProblem = { path, message, severity };
-    const at = locate?.(path);
+    const at = locate?.(path, shift);
     if (at) Object.assign(p, at);
     problems.push(p);
   };
   return {
     problems,
-    error: (path, message) => add('error', path, message),
+    error: (path, message, shift) => add('error', path, message, shift),
     warn: (path, message) => add('warning', path, message),
   };
 }

@@ -57,7 +57,7 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
     if (!config.platform) config.platform = 'ensemble';
     const problems = validateConfig({ ...parsed, config }).filter((p) => p.severity === 'error');
     if (problems.length) fail(name, parsed, problems);
-    const compiled = compilePipeline(config, env.resolveConfig, (path) => positionOf(parsed, path), env.knownModels?.());
+    const compiled = compilePipeline(config, env.resolveConfig, (path, offset) => positionOf(parsed, path, offset), env.knownModels?.(), env.resolveLabels);
     const errors = compiled.problems.filter((p) => p.severity === 'error');
     for (const w of compiled.problems.filter((p) => p.severity === 'warning')) {
       env.log.warn(`${w.file ?? parsed.file}:${w.line ?? 1}:${w.col ?? 1}: warning: ${w.message}`);
@@ -73,12 +73,16 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
       config: frozen, version: v, clock: env.clock, stats, labels, ...cache,
       createScheduler: (hooks) => {
         ensemble = createEnsembleScheduler(plan, {
-          host: env.host, pipeline: name, clock: env.clock, hooks,
+          host: env.host, pipeline: name, clock: env.clock, hooks, batching: frozen.max_batch_size > 0,
           ...(frozen.ensemble_scheduling?.max_inflight_requests ? { maxInflight: frozen.ensemble_scheduling.max_inflight_requests } : {}),
         });
         return ensemble;
       },
-      extraStats: () => (ensemble ? { step_stats: ensemble.stepStats(), wall: ensemble.wallStats() } : {}),
+      extraStats: () => {
+        if (!ensemble) return {};
+        const branches = ensemble.branchStats();
+        return { step_stats: ensemble.stepStats(), ...(branches.length ? { branch_stats: branches } : {}), wall: ensemble.wallStats() };
+      },
     });
     return model;
   }

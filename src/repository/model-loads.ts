@@ -1,4 +1,4 @@
-import { isEnsemble, positionOf } from '../config/index.js';
+import { isEnsemble, pipelineStepModels, positionOf } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import { checkModelName } from '../paths/index.js';
 import type { LoadOptions } from './model-state.js';
@@ -123,7 +123,7 @@ export class ModelLoads {
     const name = entry.name;
     parsed.config.name = name;
     const config = parsed.config;
-    const steps = isEnsemble(config) ? [...new Set(config.ensemble_scheduling?.step.map((s) => s.model_name) ?? [])] : [];
+    const steps = isEnsemble(config) ? pipelineStepModels(config) : [];
     for (const step of steps) {
       try {
         checkModelName(step);

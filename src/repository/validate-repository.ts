@@ -3,7 +3,7 @@ import { guessBackend } from './guess-backend.js';
 import { configFileRefs, confineConfigFile } from './config-files.js';
 import { versionDirectory, versionPaths } from './model-paths.js';
 import { checkRuntime, type BackendFactory, type BackendRegistry, type BackendSettings, type LoadContext } from '../backend/index.js';
-import { isEnsemble, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
+import { isEnsemble, pipelineStepModels, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
 import { Errors, toTributaryError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { compilePipeline } from '../pipeline/index.js';
@@ -54,7 +54,7 @@ export function checkPipelines(read: RepositoryConfigs, elsewhere?: { config: (m
   const known = [...configs.keys(), ...(elsewhere?.known ?? [])];
   const stepsOf = (m: string) => {
     const c = configs.get(m);
-    return c && isEnsemble(c) ? (c.ensemble_scheduling?.step ?? []).map((s) => s.model_name) : [];
+    return c && isEnsemble(c) ? pipelineStepModels(c) : [];
   };
   for (const [name, config] of configs) {
     if (!isEnsemble(config)) continue;
@@ -67,7 +67,7 @@ export function checkPipelines(read: RepositoryConfigs, elsewhere?: { config: (m
       problems.push(cycle);
       continue;
     }
-    const compiled = compilePipeline(config, (m) => configs.get(m) ?? elsewhere?.config(m), (path) => positionOf(parsed, path), known);
+    const compiled = compilePipeline(config, (m) => configs.get(m) ?? elsewhere?.config(m), (path, offset) => positionOf(parsed, path, offset), known);
     for (const p of compiled.problems) {
       problems.push({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity });
     }

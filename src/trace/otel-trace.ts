@@ -1,5 +1,5 @@
-import { ROOT_CONTEXT, trace as otelTrace, type Context, type Span } from '@opentelemetry/api';
-import type { RequestTrace, TraceActivity, TraceContext, TraceSpawner } from '../inference/index.js';
+import { ROOT_CONTEXT, trace as otelTrace, type Context, type Link, type Span } from '@opentelemetry/api';
+import type { BatchTrace, RequestTrace, TraceActivity, TraceContext, TraceSpawner } from '../inference/index.js';
 import type { LogContext } from '../logger.js';
 import type { OpenTelemetryExport } from './otel-export.js';
 
@@ -62,6 +62,7 @@ class OtelTrace implements RequestTrace {
   stamp(activity: TraceActivity, ms: number): void {
     this.#span.addEvent(activity, epochMs(ms));
     if (activity === 'QUEUE_START') this.#queueAt = ms;
+    else if (activity === 'CACHE_HIT' || activity === 'CACHE_MISS') this.#span.setAttribute('triton.cache_hit', activity === 'CACHE_HIT');
     else if (activity === 'COMPUTE_START') {
       this.#computeAt = ms;
       if (this.#queueAt !== undefined) this.#child('queue', this.#queueAt, ms);
@@ -73,6 +74,21 @@ class OtelTrace implements RequestTrace {
       // Refused or cancelled in the queue: it queued until the end.
       if (this.#queueAt !== undefined) this.#child('queue', this.#queueAt, ms);
     }
+  }
+
+  /**
+   * A batch runs for several requests, each in its own trace, so its span is the root of a trace
+   * of its own with a link to every traced request's span (OpenTelemetry's rule for batches: a
+   * span has one parent, links for the rest).
+   */
+  batch(model: string, version: string, batch: readonly RequestTrace[], requests: number, rows: number, ms: number): BatchTrace {
+    const links: Link[] = [];
+    for (const t of batch) if (t instanceof OtelTrace) links.push({ context: t.#span.spanContext() });
+    const span = this.#exp.tracer.startSpan(`${model} batch`, {
+      root: true, links, startTime: epochMs(ms),
+      attributes: { 'triton.model_name': model, 'triton.model_version': version, 'triton.batch_size': rows, 'triton.batch_requests': requests },
+    });
+    return { end: (at) => span.end(epochMs(at)) };
   }
 
   tensor(): void {

@@ -16,6 +16,8 @@ class Sampling implements TraceTarget {
   readonly tensors: boolean;
   readonly file: TraceFile;
   readonly #rate: number;
+  /** trace_count as configured, to tell a changed setting from a re-applied one. */
+  readonly configuredCount: string;
   #count: number;
   #seen = 0;
   readonly nextId: () => number;
@@ -24,13 +26,24 @@ class Sampling implements TraceTarget {
     const levels = [v.trace_level ?? []].flat();
     this.tensors = levels.includes('TENSORS');
     this.#rate = Number(v.trace_rate ?? 1000);
-    this.#count = Number(v.trace_count ?? -1);
+    this.configuredCount = String(v.trace_count ?? -1);
+    this.#count = Number(this.configuredCount);
     const path = String(v.trace_file ?? '');
     this.file = file(path, Number(v.log_frequency ?? 0));
     this.nextId = nextId;
     this.otel = v.trace_mode === 'opentelemetry';
     // opentelemetry mode needs no file but an exporter (set up from --trace-config at start).
     this.enabled = !levels.includes('OFF') && levels.length > 0 && (this.otel ? canExport : path !== '') && this.#rate > 0 && this.#count !== 0;
+  }
+
+  /** Traces still to take (-1: no limit): what the trace settings show as trace_count, as Triton's do. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Settings re-applied with the same trace_count keep counting down from where they were. */
+  continueFrom(previous: Sampling | undefined): void {
+    if (previous && previous.configuredCount === this.configuredCount) this.#count = previous.#count;
   }
 
   /** Triton's sampling: the rate-th, 2*rate-th, ... request is traced, until count traces (-1: no limit). */
@@ -62,8 +75,12 @@ export class Tracer {
     this.#export = openTelemetry ? createOpenTelemetryExport(openTelemetry) : undefined;
   }
 
-  /** Apply the global settings and every model's (each already merged over the global ones). */
-  configure(global: TraceValues, perModel: ReadonlyMap<string, TraceValues>): void {
+  /**
+   * Apply the global settings and every model's (each already merged over the global ones). A
+   * setting whose trace_count is unchanged keeps its remaining count, unless its key ('' for the
+   * global one) is in `countSet` (trace_count given again: Triton starts the count over).
+   */
+  configure(global: TraceValues, perModel: ReadonlyMap<string, TraceValues>, countSet: ReadonlySet<string> = new Set()): void {
     const file = (path: string, logFrequency: number): TraceFile => {
       const key = `${logFrequency}:${path}`;
       let f = this.#files.get(key);
@@ -71,8 +88,13 @@ export class Tracer {
       return f;
     };
     const canExport = this.#export !== undefined;
-    this.#global = new Sampling(global, file, this.#nextId, canExport);
-    this.#models = new Map([...perModel].map(([m, v]) => [m, new Sampling(v, file, this.#nextId, canExport)]));
+    const sampling = (key: string, v: TraceValues, previous: Sampling | undefined): Sampling => {
+      const s = new Sampling(v, file, this.#nextId, canExport);
+      if (!countSet.has(key)) s.continueFrom(previous);
+      return s;
+    };
+    this.#global = sampling('', global, this.#global);
+    this.#models = new Map([...perModel].map(([m, v]) => [m, sampling(m, v, this.#models.get(m))]));
     this.#on = this.#global.enabled || [...this.#models.values()].some((s) => s.enabled);
   }
 
@@ -95,6 +117,11 @@ export class Tracer {
     const log: LogContext = {};
     const traced = { ...request, trace: otelRootSpawner(this.#export!, request.traceContext, log) };
     return new Observable<InferenceResponse>((sub) => withLogContext(log, () => infer(traced).subscribe(sub)));
+  }
+
+  /** The remaining trace_count of the settings that `model` (or, without one, the server) samples with. */
+  traceCount(model?: string): number | undefined {
+    return ((model ? this.#models.get(model) : undefined) ?? this.#global)?.count;
   }
 
   #take(request: InferenceRequest): Sampling | undefined {

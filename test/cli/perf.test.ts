@@ -135,7 +135,8 @@ test('perf refuses bad flags with exit 2 and names the flag or input', async () 
     [['-m', 'simple', '--shape', 'IN'], /--shape expects NAME:d1,d2/],
     [['-m', 'simple', '--percentile', '100'], /--percentile expects an integer from 1 to 99, got '100'/],
     [['-m', 'simple', '--bogus'], /tributary perf: Unknown option '--bogus'/],
-    [['-m', 'simple', '--shared-memory', 'system'], /--shared-memory=system is refused/],
+    [['-m', 'simple', '--shared-memory', 'cuda'], /--shared-memory=cuda is refused/],
+    [['-m', 'simple', '--shared-memory', 'posix'], /--shared-memory must be 'none', 'system' or 'cuda', got 'posix'/],
     // Checked against the model: a variable dim needs --shape, the shape must fit the dims, batching needs a batching model.
     [['-m', 'echo', '-u', host], /--shape expects a size for each variable dim of input 'IN'/],
     [['-m', 'simple', '-u', host, '--shape', 'INPUT0:8'], /--shape expects INPUT0:16/],

@@ -18,6 +18,13 @@ const DEVIATIONS: Deviations = {
   accepted: {
     'ModelEnsembling.max_inflight_requests':
       "Tributary's bound on requests in flight through a whole pipeline (served on gRPC as max_inflight_responses)",
+    // Pipeline control flow (issue 17): YAML only, refused in pbtxt and JSON (yamlOnly in the schema).
+    'ModelEnsembling.Step.when': 'a guard on a pipeline step (YAML only)',
+    'ModelEnsembling.Step.switch': 'a branch between step lists (YAML only)',
+    'ModelEnsembling.Step.return': 'an early end of a pipeline (YAML only)',
+    'ModelEnsembling.Step.map': 'a sub-pipeline per item (YAML only)',
+    'ModelEnsembling.Step.loop': 'a bounded repetition (YAML only)',
+    'ModelOutput.optional': 'a pipeline output some control-flow paths leave out (YAML only)',
   },
   // None today: every proto field parses; values Tributary cannot honour are refused by validation
   // or by the backend, with a message naming the field.

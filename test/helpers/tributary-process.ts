@@ -43,6 +43,8 @@ export interface Served {
   log(): string;
   /** SIGTERM (unless it already exited); resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** The server's process id (to kill it without a drain, as a crash would). */
+  pid: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export function startServe(args: readonly string[], timeoutMs = 30_000): Promise
         metrics: port(/metrics listening on 127\.0\.0\.1:(\d+)\/metrics/),
         log: () => out,
         stop,
+        pid: child.pid!,
       });
     };
     child.stdout.on('data', check);

@@ -254,7 +254,7 @@ test('problems carry file:line:col of what the user wrote (pbtxt), through locat
   ].join('\n');
   const parsed = parseConfigText(text, '/repo/located/config.pbtxt', 'pbtxt');
   assert.deepEqual(parsed.problems, []);
-  const { problems } = compilePipeline(parsed.config, resolver(a), (path) => positionOf(parsed, path));
+  const { problems } = compilePipeline(parsed.config, resolver(a), (path, offset) => positionOf(parsed, path, offset));
   const e = errors(problems);
   assert.equal(e.length, 1, JSON.stringify(problems));
   assert.equal(e[0]!.file, '/repo/located/config.pbtxt');

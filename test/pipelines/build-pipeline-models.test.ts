@@ -47,8 +47,8 @@ test('a step builds once, is skipped while up to date, and rebuilds a damaged ou
 });
 
 test('the pipeline build writes every file the pipelines read', () => {
-  const declared = ['langid_mlp/1/model.onnx', 'langid_featurize/1/ngrams.json', 'langid_topk/1/languages.json',
-    'sentiment_tokenize/1/tokenizer.json', 'sentiment_classifier/1/model.onnx', 'ocr_det/1/model.onnx', 'ocr_rec/1/model.onnx', 'ocr/1/ppocr_keys_v1.txt'];
+  const declared = ['langid_mlp/1/model.onnx', 'langid_mlp/languages.txt', 'langid_featurize/1/ngrams.json', 'langid_topk/1/languages.json',
+    'sentiment_tokenize/1/tokenizer.json', 'sentiment_classifier/1/model.onnx', 'ocr_det/1/model.onnx', 'ocr_rec/1/model.onnx', 'ocr_ctc/1/ppocr_keys_v1.txt'];
   for (const rel of declared) assert.ok(existsSync(join(pipelinesDir, rel)), `${rel} (run: npm run build-models)`);
   assert.deepEqual(pipelineSteps.map((s) => s.name), ['langid', 'sentiment', 'ocr']);
 });

@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
-import { inflateRaw, inflateZlib } from '../../pipelines/ocr/1/inflate.js';
-import { decodePng } from '../../pipelines/ocr/1/decode-png.js';
-import { decodeImage } from '../../pipelines/ocr/1/decode-image.js';
+import { inflateRaw, inflateZlib } from '../../pipelines/ocr_image/1/inflate.js';
+import { decodePng } from '../../pipelines/ocr_image/1/decode-png.js';
+import { decodeImage } from '../../pipelines/ocr_image/1/decode-image.js';
 import { renderText } from './render-text.js';
 
 function noise(n: number, seed: number): Uint8Array {

@@ -1,16 +1,16 @@
 // OCR control flow (decode, det preprocessing, box finding, crops, CTC) over the real PP-OCRv4
-// models through onnxruntime in-process: the same modules the `ocr` BLS model bundles.
+// models through onnxruntime in-process: the same modules the `ocr_image` and `ocr_ctc` steps bundle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import ort from 'onnxruntime-node';
-import { ctcCharset } from '../../pipelines/ocr/1/ctc-decode.js';
-import { decodeImage } from '../../pipelines/ocr/1/decode-image.js';
-import { OCR_DEFAULTS, readText, type OcrModels } from '../../pipelines/ocr/1/read-text.js';
+import { ctcCharset } from '../../pipelines/ocr_ctc/1/ctc-decode.js';
+import { decodeImage } from '../../pipelines/ocr_image/1/decode-image.js';
+import { OCR_DEFAULTS, readText, type OcrModels } from './read-text-locally.js';
 import { pipelineFile } from './pipeline-files.js';
 import { renderText } from './render-text.js';
 
-const charset = ctcCharset(readFileSync(pipelineFile('ocr/1/ppocr_keys_v1.txt'), 'utf8'));
+const charset = ctcCharset(readFileSync(pipelineFile('ocr_ctc/1/ppocr_keys_v1.txt'), 'utf8'));
 const squash = (s: string) => s.replace(/\s+/g, '').toLowerCase();
 
 async function localModels(): Promise<OcrModels & { release(): Promise<void> }> {

@@ -89,7 +89,7 @@ test('ocr: bytes that are not an image are a 400 naming the input', async () => 
 });
 
 test('statistics: each step of each pipeline counted its work', async () => {
-  for (const m of ['langid', 'langid_featurize', 'langid_mlp', 'langid_topk', 'sentiment', 'sentiment_tokenize', 'sentiment_classifier', 'sentiment_label', 'ocr', 'ocr_det', 'ocr_rec']) {
+  for (const m of ['langid', 'langid_featurize', 'langid_mlp', 'langid_topk', 'sentiment', 'sentiment_tokenize', 'sentiment_classifier', 'sentiment_label', 'ocr', 'ocr_image', 'ocr_det', 'ocr_rec', 'ocr_ctc', 'ocr_rows']) {
     const s = await modelStats(served.url, m);
     assert.ok(s.inference_count > 0 && s.inference_stats.success!.count > 0, `${m}: ${JSON.stringify(s)}`);
   }

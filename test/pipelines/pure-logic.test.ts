@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseTopK, topK } from '../../pipelines/langid_topk/1/top-k.js';
-import { ctcCharset, ctcGreedyDecode } from '../../pipelines/ocr/1/ctc-decode.js';
-import { findBoxes, sortReadingOrder, DB_DEFAULTS } from '../../pipelines/ocr/1/find-boxes.js';
-import { detInputSize } from '../../pipelines/ocr/1/det-input.js';
+import { ctcCharset, ctcGreedyDecode } from '../../pipelines/ocr_ctc/1/ctc-decode.js';
+import { findBoxes, sortReadingOrder, DB_DEFAULTS } from '../../pipelines/ocr_image/1/find-boxes.js';
+import { detInputSize } from '../../pipelines/ocr_image/1/det-input.js';
 import { featureCount, featurize, normalizeText, type NgramLists } from '../../pipelines/langid_featurize/1/featurize.js';
 
 test('topK: best first, ties by index, k clamped', () => {

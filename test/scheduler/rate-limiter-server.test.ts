@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServer, inferOnce } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
+import { quietLog } from '../helpers/quiet-log.js';
 import { tempRepo } from '../helpers/temp-repo.js';
+
+quietLog([/Resource count for "R" is limited to 1/]);
 
 /** An identity model whose executions each take `delayMs` on a timer and hold `resource`. */
 const limited = (name: string, delayMs: number, resource: string, count = 1) => `

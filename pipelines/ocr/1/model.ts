@@ -1,105 +1,77 @@
 /**
- * `ocr` BLS model: decodes each image, then calls `ocr_det` and `ocr_rec` (ONNX) through BLS and
- * returns one string, box and score per detected line, top to bottom. The control flow itself is
- * read-text.ts (shared with the Node unit tests); this file is the sandbox glue.
+ * `ocr` BLS model: per image, ocr_image (decode, detector input) -> ocr_det -> ocr_image (boxes,
+ * line crops) -> ocr_rec in groups of `rec_batch` crops -> ocr_ctc, then one padded row per image.
+ * The same steps as the declarative `ocr_mapped` pipeline, whose `map:` sends the crops one by one.
  */
 import { InferenceRequest, InferenceResponse, ModelError, Tensor } from 'tributary/bls';
 import type { InitializeArgs, Request } from 'tributary/bls';
-import { ctcCharset } from './ctc-decode.js';
-import { decodeImage } from './decode-image.js';
-import { OCR_DEFAULTS, readText, type OcrModels, type OcrOptions, type TextLine } from './read-text.js';
-import type { RgbaImage } from './rgba-image.js';
 
 const DET_OUTPUT = 'sigmoid_0.tmp_0';
 const REC_OUTPUT = 'softmax_11.tmp_0';
 
+interface Lines { text: string[]; boxes: Float32Array; scores: Float32Array }
+
 export default class OcrModel {
   private name = 'ocr';
-  private det = 'ocr_det';
-  private rec = 'ocr_rec';
-  private opts!: OcrOptions;
+  private recBatch = 8;
 
   initialize(args: InitializeArgs): void {
     this.name = args.modelName;
-    const param = (key: string, fallback: string) => args.config.parameters?.[key]?.string_value ?? fallback;
-    const keys = `${args.modelVersion}/ppocr_keys_v1.txt`;
-    if (!(keys in args.files)) {
-      throw new ModelError(`model '${this.name}': ${keys} is missing; build the pipeline files with: npm run build-models`, 'UNAVAILABLE');
-    }
-    this.det = param('det_model', this.det);
-    this.rec = param('rec_model', this.rec);
-    this.opts = {
-      ...OCR_DEFAULTS,
-      charset: ctcCharset(args.readText(keys)),
-      recBatch: positive(param('rec_batch', '8'), 'rec_batch'),
-      limitSide: positive(param('limit_side', '960'), 'limit_side'),
-      dropScore: Number(param('drop_score', '0.5')),
-    };
+    const value = args.config.parameters?.rec_batch?.string_value ?? '8';
+    this.recBatch = Number(value);
+    if (!Number.isInteger(this.recBatch) || this.recBatch < 1) throw new ModelError(`model '${this.name}': parameter 'rec_batch' must be a positive integer, got '${value}'`, 'INVALID_ARG');
   }
 
   async execute(requests: Request[]): Promise<InferenceResponse[]> {
-    return Promise.all(requests.map((r) => this.answer(r)));
-  }
-
-  private async answer(request: Request): Promise<InferenceResponse> {
-    const images = request.input('IMAGE').data as Uint8Array[];
-    const decoded: RgbaImage[] = [];
-    for (let i = 0; i < images.length; i++) {
+    return Promise.all(requests.map(async (r) => {
       try {
-        decoded.push(decodeImage(images[i]));
+        const images = r.input('IMAGE').data as Uint8Array[];
+        const rows: Lines[] = [];
+        for (const image of images) rows.push(await this.read(image, r));
+        const text = rows.flatMap((row) => row.text);
+        const padded = await new InferenceRequest({
+          model: 'ocr_rows', parent: r, outputs: ['ROW_TEXT', 'ROW_BOXES', 'ROW_SCORES'],
+          inputs: [
+            new Tensor('TEXT', 'BYTES', [text.length], text),
+            new Tensor('BOXES', 'FP32', [text.length, 4], concat(rows.map((row) => row.boxes))),
+            new Tensor('SCORES', 'FP32', [text.length], concat(rows.map((row) => row.scores))),
+            new Tensor('LINES', 'INT32', [rows.length], Int32Array.from(rows, (row) => row.text.length)),
+          ],
+        }).exec();
+        return new InferenceResponse({ outputs: [['ROW_TEXT', 'TEXT'], ['ROW_BOXES', 'BOXES'], ['ROW_SCORES', 'SCORES']].map(([from, to]) => rename(padded.output(from!), to!)) });
       } catch (err) {
-        return new InferenceResponse({ error: new ModelError(`model '${this.name}': input 'IMAGE'[${i}]: ${(err as Error).message}`, 'INVALID_ARG') });
+        return new InferenceResponse({ error: err instanceof ModelError ? err : new ModelError(`model '${this.name}': ${(err as Error).message}`, 'INTERNAL') });
       }
-    }
-    try {
-      const models = this.models(request);
-      const results: TextLine[][] = [];
-      for (const img of decoded) results.push(await readText(img, models, this.opts));
-      return new InferenceResponse({ outputs: toTensors(results) });
-    } catch (err) {
-      if (err instanceof ModelError) return new InferenceResponse({ error: err });
-      return new InferenceResponse({ error: new ModelError(`model '${this.name}': ${(err as Error).message}`, 'INTERNAL') });
-    }
+    }));
   }
 
-  private models(parent: Request): OcrModels {
-    const call = async (model: string, output: string, x: Float32Array, shape: number[]) => {
-      const res = await new InferenceRequest({ model, inputs: [new Tensor('x', 'FP32', shape, x)], outputs: [output], parent }).exec();
-      const t = res.output(output);
-      return { data: t.data as Float32Array, dims: t.shape };
-    };
-    return {
-      detect: (x, h, w) => call(this.det, DET_OUTPUT, x, [1, 3, h, w]),
-      recognise: (x, n, w) => call(this.rec, REC_OUTPUT, x, [n, 3, 48, w]),
-    };
+  private async read(image: Uint8Array, parent: Request): Promise<Lines> {
+    const call = async (model: string, inputs: Tensor[], outputs: string[]) =>
+      new InferenceRequest({ model, inputs, outputs, parent }).exec();
+    const prepared = await call('ocr_image', [new Tensor('IMAGE', 'BYTES', [1, 1], [image])], ['DET_INPUT', 'DECODED']);
+    const det = await call('ocr_det', [rename(prepared.output('DET_INPUT'), 'x')], [DET_OUTPUT]);
+    const cropped = await call('ocr_image', [rename(prepared.output('DECODED'), 'PIXELS'), rename(det.output(DET_OUTPUT), 'PROBABILITY_MAP')], ['CROPS', 'BOXES']);
+    const crops = cropped.output('CROPS');
+    const [count = 0, , , width = 0] = crops.shape;
+    const per = crops.data.length / Math.max(count, 1);
+    const probs: Float32Array[] = [];
+    let steps = 0, classes = 0;
+    for (let s = 0; s < count; s += this.recBatch) {
+      const n = Math.min(this.recBatch, count - s);
+      const x = new Tensor('x', 'FP32', [n, 3, 48, width], (crops.data as Float32Array).subarray(s * per, (s + n) * per));
+      const out = (await call('ocr_rec', [x], [REC_OUTPUT])).output(REC_OUTPUT);
+      [, steps = 0, classes = 0] = out.shape;
+      probs.push(out.data as Float32Array);
+    }
+    const lines = await call('ocr_ctc', [new Tensor('PROBABILITIES', 'FP32', [count, steps, classes], concat(probs)), cropped.output('BOXES')], ['TEXT', 'LINE_BOXES', 'SCORES']);
+    return { text: lines.output('TEXT').strings(), boxes: lines.output('LINE_BOXES').data as Float32Array, scores: lines.output('SCORES').data as Float32Array };
   }
 }
 
-function positive(value: string, key: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ModelError(`model 'ocr': parameter '${key}' must be a positive integer, got '${value}'`, 'INVALID_ARG');
-  return n;
-}
+const rename = (t: Tensor, name: string) => new Tensor(name, t.datatype, t.shape, t.data);
 
-/** Rows of different lengths become [N, L] tensors padded with "" / zeros (L = longest row). */
-function toTensors(results: TextLine[][]): Tensor[] {
-  const n = results.length;
-  const width = Math.max(0, ...results.map((r) => r.length));
-  const text: string[] = [];
-  const boxes = new Float32Array(n * width * 4);
-  const scores = new Float32Array(n * width);
-  results.forEach((lines, i) => {
-    for (let j = 0; j < width; j++) {
-      const line = lines[j];
-      text.push(line?.text ?? '');
-      if (!line) continue;
-      boxes.set([line.box.x0, line.box.y0, line.box.x1, line.box.y1], (i * width + j) * 4);
-      scores[i * width + j] = line.score;
-    }
-  });
-  return [
-    new Tensor('TEXT', 'BYTES', [n, width], text),
-    new Tensor('BOXES', 'FP32', [n, width, 4], boxes),
-    new Tensor('SCORES', 'FP32', [n, width], scores),
-  ];
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => { out.set(p, at); return at + p.length; }, 0);
+  return out;
 }

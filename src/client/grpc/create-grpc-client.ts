@@ -3,9 +3,10 @@
  * always travel as raw contents; `stream` runs one request on its own ModelStreamInfer call, so
  * cancelling it (break, AbortSignal) cancels exactly that request on the server.
  */
-import { makeClientConstructor, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, makeClientConstructor, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import type { ModelInferRequestMsg, ModelInferResponseMsg, ModelRepositoryParameterMsg, ModelStreamInferResponseMsg } from '../../protocol/grpc/index.js';
 import { ClientError } from '../client-error.js';
+import { routingHeaders, type RoutingHeaderOption } from '../routing-key.js';
 import type {
   InferenceClient, InferOptions, InferResult, LoadModelOptions, ModelConfig, ModelIndexEntry, ModelMetadata,
   ModelStatistics, ServerMetadata, Tensor, TlsClientOptions,
@@ -13,6 +14,7 @@ import type {
 import { channelCredentials } from './channel-credentials.js';
 import { decodeGrpcInfer } from './decode-grpc-infer.js';
 import { encodeGrpcInfer } from './encode-grpc-infer.js';
+import { grpcSharedMemory } from './grpc-shared-memory.js';
 import { inferenceServiceDefinition } from './load-client-protos.js';
 
 export interface GrpcClientOptions {
@@ -22,12 +24,17 @@ export interface GrpcClientOptions {
   tls?: TlsClientOptions;
   /** Largest message either way; default 2 GiB - 1, as the server's (tensors travel in one message). */
   maxMessageBytes?: number;
+  /**
+   * The metadata key that carries a sequence's id (or `routingKey`) to a load balancer that hashes
+   * on it (default `tributary-sequence-id`; false sends none). docs/deploy.md, "Sequences behind a load balancer".
+   */
+  routingHeader?: RoutingHeaderOption;
 }
 
 export type GrpcClient = InferenceClient;
 
 type Callback = (err: ServiceError | null, res: unknown) => void;
-type UnaryMethod = (req: unknown, cb: Callback) => { cancel(): void };
+type UnaryMethod = (req: unknown, metadata: Metadata, cb: Callback) => { cancel(): void };
 type StreamCall = ClientDuplexStream<ModelInferRequestMsg, ModelStreamInferResponseMsg>;
 
 const MAX_MESSAGE = 2 ** 31 - 1;
@@ -47,10 +54,16 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcClient {
     'grpc.max_send_message_length': max,
   }) as Client & Record<string, unknown>;
 
-  const unary = <T>(method: string, req: unknown, signal?: AbortSignal): Promise<T> => new Promise<T>((resolve, reject) => {
+  const metadata = (opts: InferOptions): Metadata => {
+    const md = new Metadata();
+    for (const [k, v] of Object.entries(routingHeaders(options.routingHeader, opts) ?? {})) md.set(k, v);
+    return md;
+  };
+
+  const unary = <T>(method: string, req: unknown, signal?: AbortSignal, md = new Metadata()): Promise<T> => new Promise<T>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => call.cancel();
-    const call = (client[method] as UnaryMethod).call(client, req, (err, res) => {
+    const call = (client[method] as UnaryMethod).call(client, req, md, (err, res) => {
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) reject(signal.reason);
       else if (err) reject(clientError(err, method));
@@ -62,6 +75,7 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcClient {
   const repoParams = (p: Record<string, ModelRepositoryParameterMsg>) => p;
 
   return {
+    ...grpcSharedMemory((method, req) => unary(method, req)),
     isServerLive: async () => (await unary<{ live: boolean }>('ServerLive', {})).live,
     isServerReady: async () => (await unary<{ ready: boolean }>('ServerReady', {})).ready,
     serverMetadata: () => unary<ServerMetadata>('ServerMetadata', {}),
@@ -84,13 +98,13 @@ export function createGrpcClient(options: GrpcClientOptions): GrpcClient {
     },
 
     async infer(model: string, inputs: readonly Tensor[], opts: InferOptions = {}): Promise<InferResult> {
-      return decodeGrpcInfer(await unary<ModelInferResponseMsg>('ModelInfer', encodeGrpcInfer(model, inputs, opts), opts.signal));
+      return decodeGrpcInfer(await unary<ModelInferResponseMsg>('ModelInfer', encodeGrpcInfer(model, inputs, opts), opts.signal, metadata(opts)));
     },
 
     async *stream(model: string, inputs: readonly Tensor[], opts: InferOptions = {}): AsyncGenerator<InferResult> {
       const signal = opts.signal;
       signal?.throwIfAborted();
-      const call = (client.ModelStreamInfer as () => StreamCall).call(client);
+      const call = (client.ModelStreamInfer as (md: Metadata) => StreamCall).call(client, metadata(opts));
       let ended = false;
       call.on('end', () => { ended = true; });
       call.on('error', () => {}); // the loop sees errors; this only keeps our own cancel() from going unhandled

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ClientError } from '../client-error.js';
+import { routingHeaders, type RoutingHeaderOption } from '../routing-key.js';
 import type {
   InferenceClient, InferOptions, InferResult, LoadModelOptions, ModelConfig, ModelIndexEntry, ModelMetadata,
   ModelStatistics, ServerMetadata, Tensor, TlsClientOptions,
@@ -11,6 +12,7 @@ import type {
 import { decodeHttpInfer, parseResponseJson, resultFromJson } from './decode-http-infer.js';
 import { encodeHttpInfer, type EncodedBody } from './encode-http-infer.js';
 import { createHttpTransport } from './http-transport.js';
+import { httpSharedMemory } from './http-shared-memory.js';
 import { readSse } from './read-sse.js';
 
 export interface HttpClientOptions {
@@ -27,6 +29,11 @@ export interface HttpClientOptions {
    * servers that require one (--http-use-ssl-mutual). A URL without a scheme is then https.
    */
   tls?: TlsClientOptions;
+  /**
+   * The header that carries a sequence's id (or `routingKey`) to a load balancer that hashes on it
+   * (default `tributary-sequence-id`; false sends none). docs/deploy.md, "Sequences behind a load balancer".
+   */
+  routingHeader?: RoutingHeaderOption;
 }
 
 export interface HttpClient extends InferenceClient {
@@ -80,6 +87,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   };
 
   return {
+    ...httpSharedMemory(get, post),
     isServerLive: () => ok('/v2/health/live'),
     isServerReady: () => ok('/v2/health/ready'),
     serverMetadata: () => get<ServerMetadata>('/v2'),
@@ -100,7 +108,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
 
     async infer(model: string, inputs: readonly Tensor[], opts: InferOptions = {}): Promise<InferResult> {
-      const res = await http.request('POST', `${modelPath(model, opts.version)}/infer`, encodeHttpInfer(inputs, opts, binary), undefined, opts.signal);
+      const res = await http.request('POST', `${modelPath(model, opts.version)}/infer`, encodeHttpInfer(inputs, opts, binary),
+        routingHeaders(options.routingHeader, opts), opts.signal);
       const h = res.headers['inference-header-content-length'];
       return decodeHttpInfer(res.body, h === undefined ? undefined : Number(h));
     },
@@ -108,7 +117,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     async *stream(model: string, inputs: readonly Tensor[], opts: InferOptions = {}): AsyncGenerator<InferResult> {
       // Events carry JSON only; the request itself may still be binary.
       const res = await http.open('POST', `${modelPath(model, opts.version)}/infer`, encodeHttpInfer(inputs, opts, binary),
-        { accept: 'text/event-stream' }, opts.signal);
+        { accept: 'text/event-stream', ...routingHeaders(options.routingHeader, opts) }, opts.signal);
       for await (const obj of sseObjects(res, opts.signal, parseResponseJson)) yield resultFromJson(obj);
     },
 

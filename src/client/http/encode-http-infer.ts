@@ -7,6 +7,7 @@ import type { Parameters } from '../../inference/index.js';
 import { tensorDataJson } from '../../protocol/index.js';
 import { tensorToBytes, type Tensor } from '../../tensor/index.js';
 import { inferParameters } from '../infer-parameters.js';
+import { sharedMemoryParameters, type SharedMemoryRef } from '../shared-memory.js';
 import type { InferOptions } from '../types.js';
 
 export interface EncodedBody {
@@ -46,6 +47,9 @@ function parametersJson(p: Parameters): string {
   return s + '}';
 }
 
+/** The shared-memory parameters as JSON members (no braces). */
+const shmJson = (ref: SharedMemoryRef): string => parametersJson(sharedMemoryParameters(ref)).slice(1, -1);
+
 export function encodeHttpInfer(inputs: readonly Tensor[], options: InferOptions, binary: boolean): EncodedBody {
   const chunks: (string | Uint8Array)[] = [''];
   let binaryBytes = 0;
@@ -57,8 +61,9 @@ export function encodeHttpInfer(inputs: readonly Tensor[], options: InferOptions
   if (options.outputs) {
     s += '"outputs":[';
     options.outputs.forEach((o, i) => {
-      s += `${i ? ',' : ''}{"name":${JSON.stringify(o.name)},"parameters":{"binary_data":${o.binary ?? binary}`;
+      s += `${i ? ',' : ''}{"name":${JSON.stringify(o.name)},"parameters":{"binary_data":${o.sharedMemory ? false : (o.binary ?? binary)}`;
       if (o.classification !== undefined) s += `,"classification":${o.classification}`;
+      if (o.sharedMemory) s += `,${shmJson(o.sharedMemory)}`;
       s += '}}';
     });
     s += '],';
@@ -67,7 +72,10 @@ export function encodeHttpInfer(inputs: readonly Tensor[], options: InferOptions
   for (let i = 0; i < inputs.length; i++) {
     const t = inputs[i]!;
     s += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
-    if (binary || alwaysBinary(t)) {
+    const shm = options.inputSharedMemory?.[t.name];
+    if (shm) {
+      s += `,"parameters":{${shmJson(shm)}}}`;
+    } else if (binary || alwaysBinary(t)) {
       const bytes = tensorToBytes(t);
       chunks.push(bytes);
       binaryBytes += bytes.byteLength;

@@ -9,6 +9,8 @@ export interface GrpcListenOptions {
   port: number;
   /** Open connections beyond this are closed as they arrive. */
   maxConnections: number;
+  /** Bind in this process even under node:cluster, instead of sharing the primary's handle. */
+  exclusive?: boolean;
 }
 
 export interface GrpcListener {
@@ -31,7 +33,7 @@ export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCred
   try {
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
-      tcp.listen(options.port, options.host, () => {
+      tcp.listen({ port: options.port, host: options.host, exclusive: options.exclusive ?? false }, () => {
         tcp.off('error', reject);
         resolve();
       });

@@ -1,13 +1,15 @@
-import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
+import { Metadata, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Subscription } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
 import { forwardHeaders } from '../../protocol/index.js';
 import { emptyFinalResponse, inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
+import type { TraceContext } from '../../inference/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
 import { requestDeadline } from './request-deadline.js';
+import { asEncoded, type StreamForwarder } from '../forward/index.js';
 
 type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResponseMsg>;
 
@@ -24,7 +26,7 @@ type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResp
  * does not hold the process up until the forced close.
  */
 export function modelStreamInferHandler(
-  plane: DataPlane, shm: SharedMemoryRegistry, open: Set<() => void> = new Set(), headerPattern?: RegExp,
+  plane: DataPlane, shm: SharedMemoryRegistry, open: Set<() => void> = new Set(), headerPattern?: RegExp, forward?: StreamForwarder,
 ): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
@@ -34,8 +36,23 @@ export function modelStreamInferHandler(
     const headers = headerPattern ? Object.entries(call.metadata.toJSON()) : [];
     let halfClosed = false;
     let closed = false;
+    // The stream's traceparent is every request's parent; the initial metadata, sent once before
+    // the first response, names the span of the request that answers first (when traced).
+    const callerTrace = call.metadata.get('traceparent')[0];
+    let metadataSent = false;
 
-    const send = (m: ModelStreamInferResponseMsg) => { if (!closed) call.write(m); };
+    const send = (m: ModelStreamInferResponseMsg, trace?: TraceContext) => {
+      if (closed) return;
+      if (!metadataSent) {
+        metadataSent = true;
+        if (trace?.traceparent) {
+          const md = new Metadata();
+          md.set('traceparent', trace.traceparent);
+          call.sendMetadata(md);
+        }
+      }
+      call.write(m);
+    };
     const sendError = (e: unknown, msg: ModelInferRequestMsg) => send({
       error_message: toTributaryError(e).message,
       infer_response: {
@@ -43,9 +60,11 @@ export function modelStreamInferHandler(
         parameters: {}, outputs: [], raw_output_contents: [],
       },
     });
-    const endWhenIdle = () => { halfClosed = true; maybeEnd(); };
+    // serve --replicas: messages of sequences other replicas own go there; their answers come back as bytes.
+    const relay = forward?.(call.metadata, (answer) => send(asEncoded<ModelStreamInferResponseMsg>(answer)), sendError, () => maybeEnd());
+    const endWhenIdle = () => { halfClosed = true; relay?.end(); maybeEnd(); };
     const maybeEnd = () => {
-      if (halfClosed && active.size === 0 && !closed) {
+      if (halfClosed && active.size === 0 && !closed && (!relay || relay.idle())) {
         closed = true;
         open.delete(endWhenIdle);
         call.end();
@@ -53,6 +72,7 @@ export function modelStreamInferHandler(
     };
     const cancelAll = () => {
       closed = true;
+      relay?.cancel();
       open.delete(endWhenIdle);
       for (const s of active) s.unsubscribe();
       active.clear();
@@ -74,6 +94,7 @@ export function modelStreamInferHandler(
       const { request, placements, emptyFinalResponse: wantEmptyFinal } = decoded;
       const deadline = requestDeadline(call);
       if (deadline !== undefined) request.deadline = deadline;
+      const trace: TraceContext | undefined = typeof callerTrace === 'string' ? (request.traceContext = { parent: callerTrace }) : undefined;
       const id = request.id ?? '';
       let finalSent = false;
       let finished = false;
@@ -89,12 +110,12 @@ export function modelStreamInferHandler(
           version = resp.version;
           if (resp.final && decoupled && resp.outputs.length === 0 && !resp.parameters) {
             // A bare final flag: only sent when the client asked for empty final responses.
-            if (wantEmptyFinal) send({ error_message: '', infer_response: emptyFinalResponse(resp.model, resp.version, id) });
+            if (wantEmptyFinal) send({ error_message: '', infer_response: emptyFinalResponse(resp.model, resp.version, id) }, trace);
             finalSent = true;
             return;
           }
           try {
-            send({ error_message: '', infer_response: inferResponseToProto(resp, { id, placements, writeSharedMemory, finalFlag: resp.final }) });
+            send({ error_message: '', infer_response: inferResponseToProto(resp, { id, placements, writeSharedMemory, finalFlag: resp.final }) }, trace);
           } catch (e) {
             sendError(e, msg);
           }
@@ -117,7 +138,7 @@ export function modelStreamInferHandler(
     call.on('data', (msg: InferRequestOrRefusal) => {
       if (closed) return;
       if (msg instanceof RefusedRequest) sendError(msg.error, { model_name: '', inputs: [] });
-      else start(msg);
+      else if (!relay?.take(msg)) start(msg);
     });
     open.add(endWhenIdle);
     call.on('end', endWhenIdle);

@@ -15,7 +15,7 @@ export function serverHandlers(plane: DataPlane): UntypedServiceImplementation {
     ModelMetadata: unary((r: NameVersion) => plane.modelMetadata(r.name, r.version)),
     ModelConfig: unary((r: NameVersion) => ({ config: modelConfigToProto(plane.modelConfig(r.name, r.version)) })),
     // The statistics JSON uses the proto's field names; fields the proto lacks (Tributary's
-    // step_stats, wall, sequence_stats) are dropped by the encoder.
+    // step_stats, branch_stats, wall, sequence_stats) are dropped by the encoder.
     ModelStatistics: unary((r: NameVersion) => plane.modelStatistics(r.name, r.version)),
   };
 }

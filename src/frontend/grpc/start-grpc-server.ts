@@ -16,6 +16,7 @@ import { settingsHandlers } from './settings-handlers.js';
 import { keepaliveChannelOptions, type GrpcKeepaliveOptions } from './grpc-keepalive.js';
 import { sharedMemoryHandlers } from './shared-memory-handlers.js';
 import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
+import { createGrpcForwarder, keepRawBytes, passBytes, type GrpcForwarder, type SequenceOwners } from '../forward/index.js';
 
 
 export interface GrpcServerOptions {
@@ -47,6 +48,13 @@ export interface GrpcServerOptions {
   keepalive?: GrpcKeepaliveOptions;
   /** Inference request headers (metadata keys) matching this are passed as request parameters (--grpc-header-forward-pattern). */
   headerForwardPattern?: RegExp;
+  /**
+   * serve --replicas: relay ModelInfer and ModelStreamInfer requests of sequences other replicas
+   * own to them. Absent (a single server, or a replica's private port) nothing is relayed.
+   */
+  sequenceOwners?: SequenceOwners;
+  /** Bind the port in this process even under node:cluster (a replica's private port). */
+  exclusive?: boolean;
 }
 
 export interface GrpcServerHandle {
@@ -80,11 +88,14 @@ let packages: Packages | undefined;
  * The inference service with the hand-written codecs on the hot RPCs: the request decoder bounds
  * what it builds (protobufjs turns 8 MiB of empty `inputs` entries into 1.4 GB of objects).
  */
-function inferenceService(p: Packages): ServiceDefinition {
+function inferenceService(p: Packages, forwarding: boolean): ServiceDefinition {
   const def = { ...p.inference.GRPCInferenceService.service };
-  const requestDeserialize = boundedInferDeserializer();
-  def.ModelInfer = { ...def.ModelInfer!, requestDeserialize, responseSerialize: encodeInferResponse as (v: unknown) => Buffer };
-  def.ModelStreamInfer = { ...def.ModelStreamInfer!, requestDeserialize, responseSerialize: encodeStreamInferResponse as (v: unknown) => Buffer };
+  // Forwarding (serve --replicas): requests keep their bytes to be relayed, and relayed answers are bytes already.
+  const requestDeserialize = forwarding ? keepRawBytes(boundedInferDeserializer()) : boundedInferDeserializer();
+  const unary = encodeInferResponse as (v: unknown) => Buffer;
+  const stream = encodeStreamInferResponse as (v: unknown) => Buffer;
+  def.ModelInfer = { ...def.ModelInfer!, requestDeserialize, responseSerialize: forwarding ? passBytes(unary) : unary };
+  def.ModelStreamInfer = { ...def.ModelStreamInfer!, requestDeserialize, responseSerialize: forwarding ? passBytes(stream) : stream };
   return def;
 }
 
@@ -103,19 +114,22 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     ...keepaliveChannelOptions(options.keepalive ?? {}, log),
   });
   const openStreams = new Set<() => void>();
-  grpcServer.addService(inferenceService(packages), restrictGrpcHandlers(restrictions, {
+  const forwarder: GrpcForwarder | undefined = options.sequenceOwners ? createGrpcForwarder(options.sequenceOwners) : undefined;
+  const modelInfer = modelInferHandler(plane, shm, options.headerForwardPattern);
+  grpcServer.addService(inferenceService(packages, forwarder !== undefined), restrictGrpcHandlers(restrictions, {
     ...serverHandlers(plane),
     ...repositoryHandlers(plane),
     ...sharedMemoryHandlers(plane),
     ...settingsHandlers(plane),
-    ModelInfer: modelInferHandler(plane, shm, options.headerForwardPattern),
-    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, options.headerForwardPattern),
+    ModelInfer: forwarder ? forwarder.unary(modelInfer) : modelInfer,
+    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, options.headerForwardPattern, forwarder?.stream),
   }));
   grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(plane)));
 
   const host = options.host ?? '0.0.0.0';
   const listener = await listenGrpc(grpcServer, credentials, {
     host: host.replace(/^\[(.*)\]$/, '$1'), port: options.port, maxConnections: options.maxConnections ?? GRPC_DEFAULTS.maxConnections,
+    ...(options.exclusive ? { exclusive: true } : {}),
   });
   const port = listener.port;
   log.info(`Started GRPCInferenceService at ${host}:${port}${options.tls ? (options.tls.mutual ? ' (TLS, client certificates required)' : ' (TLS)') : ''}`);
@@ -123,7 +137,7 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
   return {
     port,
     close: (graceMs = CLOSE_GRACE_MS) => new Promise<void>((resolve) => {
-      const done = () => resolve();
+      const done = () => { forwarder?.close(); resolve(); };
       listener.close();
       for (const end of [...openStreams]) end();
       const timer = setTimeout(() => { grpcServer.forceShutdown(); done(); }, graceMs);

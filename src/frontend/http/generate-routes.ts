@@ -8,6 +8,7 @@ import { Errors } from '../../errors.js';
 import { decodeGenerateRequest, encodeGenerateResponse, forwardHeaders } from '../../protocol/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
 import { decodeJsonBody } from './decode-http-infer.js';
+import { joinTrace } from './join-trace.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { respondStream, respondUnary } from './respond-stream.js';
 
@@ -25,10 +26,15 @@ export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, h
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     // A decoding error is thrown to the one error handler (send-error.ts).
-    const responses = plane.infer(decode(req));
-    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining() });
+    const request = decode(req);
+    const traceContext = joinTrace(req.headers, request);
+    const responses = plane.infer(request);
+    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining(), traceContext });
     return respondUnary(reply, req.params.model, responses,
-      (r) => reply.type('application/json').send(encodeGenerateResponse(r)),
+      (r) => {
+        if (traceContext?.traceparent) reply.header('traceparent', traceContext.traceparent);
+        reply.type('application/json').send(encodeGenerateResponse(r));
+      },
       () => Errors.tooManyResponses(req.params.model));
   };
   modelRoute(app, 'POST', '/generate', handler(false));

@@ -3,30 +3,33 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
 import { encodeInferResponse, encodeInferResponseParts, forwardHeaders, type SharedMemoryAccess } from '../../protocol/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
-import type { TraceContext } from '../../inference/index.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
+import { joinTrace } from './join-trace.js';
 import { respondStream, respondUnary, wantsEventStream } from './respond-stream.js';
 import { sendBinaryResponse } from './send-binary-response.js';
 import { modelRoute, type ModelParams } from './model-route.js';
+import { forwardDecoded, type SequenceRouting } from './sequence-routing.js';
 
 export function registerInferRoutes(
   app: FastifyInstance, plane: DataPlane, shm: SharedMemoryAccess | undefined, compressThreshold = 1024, headerPattern?: RegExp,
+  routing?: SequenceRouting,
 ): void {
   const handler = (request: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     const { model, version } = request.params;
     // A decoding error is thrown to the one error handler (send-error.ts).
     const decoded = decodeHttpInfer(request, plane, model, version, shm);
+    // serve --replicas only: a sequence another replica owns is answered there.
+    if (routing && decoded.request.sequence && forwardDecoded(routing, request, reply, decoded.request.sequence.id)) return reply;
     const parameters = forwardHeaders(headerPattern, model, Object.entries(request.headers), decoded.request.parameters);
     if (parameters) decoded.request.parameters = parameters;
-    const traceparent = request.headers.traceparent;
-    const traceContext: TraceContext | undefined = typeof traceparent === 'string' ? (decoded.request.traceContext = { parent: traceparent }) : undefined;
+    const traceContext = joinTrace(request.headers, decoded.request);
     const responses = plane.infer(decoded.request);
     if (wantsEventStream(request)) {
       // Events carry JSON only; shared-memory placement still applies.
       const enc = decoded.encoding.sharedMemory
         ? { binaryDefault: false, sharedMemory: decoded.encoding.sharedMemory }
         : { binaryDefault: false };
-      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining() });
+      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining(), traceContext });
     }
     return respondUnary(reply, model, responses, (r) => {
       const out = encodeInferResponseParts(r, decoded.encoding, shm);

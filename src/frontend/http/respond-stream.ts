@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
-import type { InferenceResponse } from '../../inference/index.js';
+import type { InferenceResponse, TraceContext } from '../../inference/index.js';
 
 const DATA = Buffer.from('data: ');
 const EVENT_END = Buffer.from('\n\n');
@@ -27,7 +27,7 @@ export function respondStream(
   reply: FastifyReply,
   responses: Observable<InferenceResponse>,
   encode: (r: InferenceResponse) => string | Buffer,
-  options: { endEvent: boolean; draining: () => boolean },
+  options: { endEvent: boolean; draining: () => boolean; traceContext?: TraceContext | undefined },
 ): FastifyReply {
   const res = reply.raw;
   let started = false;
@@ -38,7 +38,9 @@ export function respondStream(
     reply.hijack();
     // During a drain the connection ends with the stream (an SSE reply bypasses the onSend hook).
     const connection = options.draining() ? 'close' : 'keep-alive';
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection });
+    // The span serving the request (opentelemetry mode) is named before the first event, as a unary reply names it.
+    const traceparent = options.traceContext?.traceparent;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection, ...(traceparent ? { traceparent } : {}) });
   };
   const fail = (e: unknown) => {
     done = true;

@@ -23,6 +23,8 @@ import { boundConnections } from '../transport/index.js';
 import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http-tls.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
+import { routeByHeader, type SequenceRouting } from './sequence-routing.js';
+import { createHttpForwarder, type SequenceOwners } from '../forward/index.js';
 import { jsonAwareParser, jsonBodyOf } from './json-body.js';
 import { readBody } from './read-body.js';
 import { registerModelRoutes } from './model-routes.js';
@@ -54,6 +56,13 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
   compressThreshold?: number;
   /** /infer, /generate and /generate_stream request headers matching this become request parameters (--http-header-forward-pattern). */
   headerForwardPattern?: RegExp;
+  /**
+   * serve --replicas: relay inference requests of sequences other replicas own to them. Absent
+   * (a single server, or a replica's private port) nothing is relayed.
+   */
+  sequenceOwners?: SequenceOwners;
+  /** Bind the port in this process even under node:cluster (a replica's private port). */
+  exclusive?: boolean;
 }
 
 export interface HttpServerHandle {
@@ -118,7 +127,14 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     done(null, payload);
   });
   registerModelRoutes(app, plane);
-  registerInferRoutes(app, plane, shm, compressThreshold, options.headerForwardPattern);
+  let routing: SequenceRouting | undefined;
+  if (options.sequenceOwners) {
+    routing = { owners: options.sequenceOwners, forwarder: createHttpForwarder(options.sequenceOwners) };
+    routeByHeader(app.server, routing);
+    const { forwarder } = routing;
+    app.addHook('onClose', async () => forwarder.close());
+  }
+  registerInferRoutes(app, plane, shm, compressThreshold, options.headerForwardPattern, routing);
   registerGenerateRoutes(app, plane, options.headerForwardPattern);
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
@@ -128,7 +144,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
 
 export async function startHttpServer(server: Server, options: HttpServerOptions): Promise<HttpServerHandle> {
   const app = buildHttpApp(server, options);
-  await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
+  await app.listen({ port: options.port, host: options.host ?? '0.0.0.0', ...(options.exclusive ? { exclusive: true } : {}) });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return { port, app, close: (graceMs = 0) => closeHttpServer(app, graceMs) };

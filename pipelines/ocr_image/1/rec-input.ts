@@ -16,6 +16,7 @@ export function recWidth(region: Region, maxWidth: number): number {
 export interface RecBatch { data: Float32Array; count: number; width: number }
 
 export function recInput(img: RgbaImage, regions: Region[], maxWidth = 1280): RecBatch {
+  if (regions.length === 0) return { data: new Float32Array(0), count: 0, width: 8 };
   const widths = regions.map((r) => recWidth(r, maxWidth));
   const width = Math.ceil(Math.max(...widths) / 8) * 8;
   const plane = REC_HEIGHT * width;

@@ -1,0 +1,83 @@
+import type { Logger } from '../../src/logger.js';
+
+/** Weight of the newest execute() entry in the running average (about the last 8 count). */
+const ALPHA = 1 / 8;
+/** A call takes the main thread only while recent entries averaged at most this share of the bound. */
+const SHARE = 1 / 4;
+/** Calls kept on the isolate thread after a stop; doubles with each further stop, up to 64 << 10. */
+const COOLDOWN = 64;
+/** Calls kept on the isolate thread after a stop that the script did not cause (see stop()). */
+const PREEMPTED_COOLDOWN = 8;
+
+/**
+ * Decides, per instance, whether a call's execute() entry runs synchronously on the main thread
+ * (the fast path, parameter fast_path_ms) or on isolated-vm's pool thread. A synchronous entry
+ * costs about 3 µs where the thread hop costs 60 µs or more, but it holds the event loop, so only a
+ * script whose recent entries were short takes it, and isolated-vm stops it at the bound. Entries
+ * are timed on both paths (wall time of the synchronous part of execute(), which on the pool path
+ * also holds the hop: that only keeps a borderline script off); an instance starts on the pool
+ * path and joins the fast one after its first short call. After a stop the instance stays off for
+ * a cooldown, so a script whose calls are sometimes long pays for a stop rarely.
+ */
+export class FastPathGate {
+  /** Time a fast entry may run before isolated-vm stops it (0: fast path off). */
+  readonly boundMs: number;
+  /** Stops of a script that computed past half the bound (they set the cooldown). */
+  #stopped = 0;
+  readonly #label: string;
+  readonly #log: Logger;
+  #averageMs = Infinity;
+  #cooldown = 0;
+  #on = false;
+  #warm = false;
+
+  constructor(boundMs: number, label: string, log: Logger) {
+    this.boundMs = boundMs;
+    this.#label = label;
+    this.#log = log;
+  }
+
+  /** True: run this call's execute() on the main thread. */
+  take(): boolean {
+    if (this.boundMs === 0) return false;
+    if (this.#cooldown > 0) { this.#cooldown--; return false; }
+    const on = this.#averageMs <= this.boundMs * SHARE;
+    if (on !== this.#on) {
+      this.#on = on;
+      this.#log.verbose(1, `${this.#label}: execute() ${on ? 'now runs on the main thread' : 'back on its isolate thread'} (recent calls averaged ${this.#us()} µs, fast_path_ms ${this.boundMs})`);
+    }
+    return on;
+  }
+
+  /** An execute() entry (its synchronous part) used `ms` of the isolate's CPU time. */
+  record(ms: number): void {
+    // The first call compiles the script's code as it runs (0.7 ms for an echo that later takes
+    // 0.06): it says nothing of the calls to come.
+    if (!this.#warm) { this.#warm = true; return; }
+    this.#averageMs = this.#averageMs === Infinity ? ms : this.#averageMs + (ms - this.#averageMs) * ALPHA;
+  }
+
+  /**
+   * A fast entry was stopped at the bound after `ms` of wall time, `cpuMs` of it computing. The
+   * bound is wall time: on a loaded machine (load 15 on 2 cores) the main thread was preempted
+   * inside a 6 µs echo and stopped many times in 20k calls. Such a stop says nothing about the
+   * script, so it costs a short pause only; a script that computed past half the bound is kept off.
+   */
+  stop(ms: number, cpuMs: number): void {
+    if (cpuMs < this.boundMs / 2) {
+      this.#cooldown = PREEMPTED_COOLDOWN;
+      this.#log.verbose(2, `${this.#label}: execute() stopped at fast_path_ms after ${cpuMs.toFixed(2)} ms of CPU time (the thread was preempted); re-run on its isolate thread`);
+      return;
+    }
+    this.#stopped++;
+    this.#cooldown = COOLDOWN << Math.min(this.#stopped - 1, 10);
+    this.#averageMs = Math.max(this.#averageMs, ms);
+    this.#on = false;
+    this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped; ` +
+      `re-run on its isolate thread, which the next ${this.#cooldown} calls also use`);
+  }
+
+  #us(): string {
+    return (this.#averageMs * 1000).toFixed(0);
+  }
+}

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
+import { lastValueFrom, toArray } from 'rxjs';
+import { TributaryError } from '../../../src/errors.js';
+import { getLogSettings, setLogSink, updateLogSettings } from '../../../src/logger.js';
+import { createServer, type Server } from '../../../src/server/index.js';
+import { createTensor } from '../../../src/tensor/index.js';
+import type { TempRepo } from '../../helpers/temp-repo.js';
+import { ECHO_MODEL, scriptRepo, spinModel, type ScriptModel } from './script-repo.js';
+
+/**
+ * The fast path (fast-path-gate.ts): a short script's execute() runs on the main thread under
+ * fast_path_ms; one that turns slow is stopped there and re-run once on its isolate thread.
+ */
+
+/** Counts its executions and answers [count, spin result]; spins MS ms first. */
+const COUNTING_SPIN: ScriptModel = {
+  ...spinModel(1),
+  params: { fast_path_ms: '2' },
+  code: `import { InferenceResponse, Tensor, type Request } from 'tributary/bls';
+let runs = 0;
+export default class Model {
+  execute(requests: Request[]): InferenceResponse[] {
+    return requests.map((r) => {
+      runs++;
+      const ms = (r.input('MS').data as Int32Array)[0];
+      const t0 = Date.now();
+      while (Date.now() - t0 < ms);
+      return new InferenceResponse({ outputs: [new Tensor('T', 'FP64', [2], [runs, ms])] });
+    });
+  }
+}
+`,
+};
+
+/** Calls echo twice, one child after the other, then spins MS ms after the first child's answer. */
+const CHAIN_CODE = `import { InferenceRequest, InferenceResponse, Tensor, type Request } from 'tributary/bls';
+export default class Model {
+  async execute([r]: Request[]): Promise<InferenceResponse[]> {
+    const x = r.input('IN');
+    const ms = (r.input('MS').data as Int32Array)[0];
+    const a = (await new InferenceRequest({ model: 'echo', inputs: [new Tensor('IN', 'FP32', x.shape, x.data)] }).exec()).output('OUT');
+    const t0 = Date.now();
+    while (Date.now() - t0 < ms);
+    const b = (await new InferenceRequest({ model: 'echo', inputs: [new Tensor('IN', 'FP32', a.shape, (a.data as Float32Array).map((v) => v * 2))] }).exec()).output('OUT');
+    return [new InferenceResponse({ outputs: [new Tensor('OUT', 'FP32', b.shape, b.data)] })];
+  }
+}
+`;
+const chain = (fastPathMs: string): ScriptModel => ({
+  config: [
+    'max_batch_size: 0',
+    'input [ { name: "IN" data_type: TYPE_FP32 dims: [ -1 ] }, { name: "MS" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+    'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ -1 ] } ]',
+  ],
+  code: CHAIN_CODE,
+  params: { fast_path_ms: fastPathMs },
+});
+
+/** Decoupled: sends N responses in one synchronous run (past the sandbox's batch of 256), spins MS, then final. */
+const SENDER: ScriptModel = {
+  config: [
+    'max_batch_size: 0',
+    'model_transaction_policy { decoupled: true }',
+    'input [ { name: "N" data_type: TYPE_INT32 dims: [ 1 ] }, { name: "MS" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+    'output [ { name: "I" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+  ],
+  params: { fast_path_ms: '2' },
+  code: `import { InferenceResponse, Tensor, type Request } from 'tributary/bls';
+export default class Model {
+  execute(requests: Request[]): void {
+    const r = requests[0]!;
+    const s = r.responseSender();
+    const n = (r.input('N').data as Int32Array)[0]!;
+    const ms = (r.input('MS').data as Int32Array)[0]!;
+    for (let i = 0; i < n; i++) s.send(new InferenceResponse({ outputs: [new Tensor('I', 'INT32', [1], [i])] }));
+    const t0 = Date.now();
+    while (Date.now() - t0 < ms);
+    s.send(undefined, { final: true });
+  }
+}
+`,
+};
+
+describe('the fast path of short scripts', () => {
+  let repo: TempRepo;
+  let server: Server;
+  const lines: string[] = [];
+  const verbose = getLogSettings().log_verbose_level;
+  before(async () => {
+    setLogSink((line) => { lines.push(line); });
+    updateLogSettings({ log_verbose_level: 1 });
+    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: SENDER });
+    server = await createServer({ modelRepository: repo.dir });
+  });
+  after(async () => {
+    await server.close();
+    repo.remove();
+    updateLogSettings({ log_verbose_level: verbose });
+    setLogSink((line) => process.stderr.write(`${line}\n`));
+  });
+
+  const said = (model: string, what: string) => lines.filter((l) => l.includes(`model '${model}' instance 0: execute() ${what}`)).length;
+  /**
+   * Calls `once` until the instance's calls run on the main thread (its gate averages the script's
+   * CPU time per call, which a loaded machine raises; fast_path_ms 2 leaves room for that).
+   */
+  const warm = async (model: string, once: () => Promise<unknown>) => {
+    const last = () => lines.filter((l) => l.includes(`model '${model}' instance 0: execute() `)).at(-1) ?? '';
+    for (let i = 0; i < 200 && !last().includes('now runs'); i++) await once();
+    assert.match(last(), /now runs on the main thread/, `${model} reached the fast path`);
+  };
+  const count = (ms: number) =>
+    lastValueFrom(server.infer({ model: 'counting', inputs: [createTensor('MS', 'INT32', [1], [ms])] })).then((r) => [...(r.outputs[0]!.data as Float64Array)]);
+
+  test('a short script takes the main thread after its first call', async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await lastValueFrom(server.infer({ model: 'echo', inputs: [createTensor('IN', 'FP32', [2], [i, 1])] }));
+      assert.deepEqual([...(r.outputs[0]!.data as Float32Array)], [i, 1]);
+    }
+    assert.equal(said('echo', 'now runs on the main thread'), 1);
+  });
+
+  test('a script that turns slow is stopped on the main thread and its request answered once from its isolate thread, the loop free meanwhile', async () => {
+    await warm('counting', () => count(0));
+    const runs = (await count(0))[0]!;
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    const responses = await lastValueFrom(server.infer({ model: 'counting', inputs: [createTensor('MS', 'INT32', [1], [400])] }).pipe(toArray()));
+    // Calls after a stop stay off the main thread, however long they take.
+    const later = [await count(300), await count(300)];
+    h.disable();
+    assert.equal(responses.length, 1);
+    // The stopped attempt counted one run and the re-run the next: the script's own state is kept.
+    assert.deepEqual([...(responses[0]!.outputs[0]!.data as Float64Array)], [runs + 2, 400]);
+    assert.deepEqual(later, [[runs + 3, 300], [runs + 4, 300]]);
+    assert.equal(said('counting', 'ran past fast_path_ms (2 ms) on the main thread and was stopped'), 1);
+    // The stop itself holds the loop for the bound plus isolated-vm's timer latency (0.1-16 ms
+    // measured, on a loaded machine); had any of the three calls run on the main thread, 300 ms.
+    // The p99 target is the bench's figure (npm run bench bls), where the machine is quiet.
+    const ms = (ns: number) => (ns / 1e6).toFixed(2);
+    assert.ok(h.max / 1e6 < 100, `event-loop delay max ${ms(h.max)} ms (p99 ${ms(h.percentile(99))} ms) while the script ran 1000 ms`);
+  });
+
+  test('BLS continuations give the same answers with the fast path on and off, also when a continuation is long', async () => {
+    const once = async (model: string, ms: number) => {
+      const r = await lastValueFrom(server.infer({ model, inputs: [createTensor('IN', 'FP32', [3], [1, 2, 3]), createTensor('MS', 'INT32', [1], [ms])] }));
+      assert.deepEqual([...(r.outputs[0]!.data as Float32Array)], [2, 4, 6], `${model}, MS ${ms}`);
+    };
+    await warm('chain_fast', () => once('chain_fast', 0));
+    for (const model of ['chain_fast', 'chain_slow']) for (const ms of [0, 30, 0]) await once(model, ms);
+    // The long stretch runs after a child's answer, on the isolate thread: nothing was stopped.
+    assert.equal(said('chain_fast', 'ran past fast_path_ms'), 0);
+    assert.equal(said('chain_slow', 'now runs on the main thread'), 0);
+  });
+
+  test('a decoupled call stopped after its responses went out fails with TRB_SCRIPT_FAST_PATH_STOPPED; one stopped before is re-run', async () => {
+    const send = (model: string, n: number, ms: number) => lastValueFrom(server.infer({
+      model, inputs: [createTensor('N', 'INT32', [1], [n]), createTensor('MS', 'INT32', [1], [ms])],
+    }).pipe(toArray()));
+    const values = (rs: { outputs: { data: unknown }[] }[]) => rs.flatMap((r) => r.outputs.map((o) => (o.data as Int32Array)[0]));
+    await warm('sender', () => send('sender', 2, 0));
+    // Two responses still queued in the sandbox when the stop came: never sent, so re-run.
+    assert.deepEqual(values(await send('sender', 2, 50)), [0, 1]);
+    assert.equal(said('sender', 'ran past fast_path_ms'), 1);
+    await warm('sender2', () => send('sender2', 2, 0));
+    // 300 responses: the first 256 went to the client before the stop.
+    const err = await send('sender2', 300, 50).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof TributaryError, String(err));
+    assert.equal(err.code, 'TRB_SCRIPT_FAST_PATH_STOPPED');
+    assert.match(err.message, /model 'sender2': execute\(\) ran past fast_path_ms \(2 ms\)/);
+  });
+});
