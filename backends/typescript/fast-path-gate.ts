@@ -2,12 +2,23 @@ import type { Logger } from '../../src/logger.js';
 
 /** Weight of the newest execute() entry in the running average (about the last 8 count). */
 const ALPHA = 1 / 8;
-/** A call takes the main thread only while recent entries averaged at most this share of the bound. */
-const SHARE = 1 / 4;
+/**
+ * A call takes the main thread only while recent entries averaged at most this share of the bound.
+ * Half, not less: an entry on the pool thread reads about 250 µs of isolate CPU time for a script
+ * that computes 25 µs (the thread hop is counted), so a quarter of a 1 ms bound left langid's steps
+ * flapping between the two paths at the threshold.
+ */
+const SHARE = 1 / 2;
 /** Calls kept on the isolate thread after a stop; doubles with each further stop, up to 64 << 10. */
 const COOLDOWN = 64;
 /** Calls kept on the isolate thread after a stop that the script did not cause (see stop()). */
 const PREEMPTED_COOLDOWN = 8;
+/**
+ * Fast calls in a row after which earlier stops are forgotten: a stop is mostly the isolate's own
+ * garbage collection landing in a short call, and the doubling cooldown must not keep a fast
+ * script off the main thread for the rest of its life.
+ */
+const FORGIVE_AFTER = 4096;
 
 /**
  * Decides, per instance, whether a call's execute() entry runs synchronously on the main thread
@@ -30,6 +41,8 @@ export class FastPathGate {
   #cooldown = 0;
   #on = false;
   #warm = false;
+  /** Fast entries since the last stop. */
+  #fastRun = 0;
 
   constructor(boundMs: number, label: string, log: Logger) {
     this.boundMs = boundMs;
@@ -46,6 +59,7 @@ export class FastPathGate {
       this.#on = on;
       this.#log.verbose(1, `${this.#label}: execute() ${on ? 'now runs on the main thread' : 'back on its isolate thread'} (recent calls averaged ${this.#us()} µs, fast_path_ms ${this.boundMs})`);
     }
+    if (on && ++this.#fastRun >= FORGIVE_AFTER) { this.#stopped = 0; this.#fastRun = 0; }
     return on;
   }
 
@@ -70,6 +84,7 @@ export class FastPathGate {
       return;
     }
     this.#stopped++;
+    this.#fastRun = 0;
     this.#cooldown = COOLDOWN << Math.min(this.#stopped - 1, 10);
     this.#averageMs = Math.max(this.#averageMs, ms);
     this.#on = false;

@@ -23,17 +23,19 @@ export function desugarSteps(tree: SyntaxNode, file: string, problems: ConfigPro
   if (stepsAt < 0) return tree;
   const steps = tree.entries[stepsAt]!;
   const explicit = tree.entries.find((e) => e.key === 'ensemble_scheduling');
-  if (explicit) {
+  // `ensemble_scheduling` without its own `step` list may sit beside `steps` to carry the
+  // scheduling fields (max_inflight_requests); the steps join it.
+  const joinable = explicit?.value.type === 'object' && !explicit.value.entries.some((e) => e.key === 'step');
+  if (explicit && !joinable) {
     problems.push({ file, ...steps.keyPos, path: 'steps', severity: 'error',
-      message: `steps: use either 'steps' or 'ensemble_scheduling' (set at ${explicit.keyPos.line}:${explicit.keyPos.col}), not both` });
+      message: `steps: use either 'steps' or 'ensemble_scheduling' with a 'step' list (set at ${explicit.keyPos.line}:${explicit.keyPos.col}), not both` });
     return { ...tree, entries: tree.entries.filter((e) => e !== steps) };
   }
-  const stepList = renameSteps(steps.value, file, problems);
-  const scheduling: Entry = {
-    key: 'ensemble_scheduling', keyPos: steps.keyPos,
-    value: { type: 'object', style: 'mapping', pos: steps.keyPos, entries: [{ key: 'step', keyPos: steps.keyPos, value: stepList }] },
-  };
-  const entries = tree.entries.map((e) => (e === steps ? scheduling : e));
+  const step: Entry = { key: 'step', keyPos: steps.keyPos, value: renameSteps(steps.value, file, problems) };
+  const scheduling: Entry = explicit && explicit.value.type === 'object'
+    ? { ...explicit, value: { ...explicit.value, entries: [...explicit.value.entries, step] } }
+    : { key: 'ensemble_scheduling', keyPos: steps.keyPos, value: { type: 'object', style: 'mapping', pos: steps.keyPos, entries: [step] } };
+  const entries = tree.entries.filter((e) => e !== explicit).map((e) => (e === steps ? scheduling : e));
   if (!entries.some((e) => e.key === 'platform')) {
     entries.push({ key: 'platform', keyPos: steps.keyPos,
       value: { type: 'scalar', style: 'string', text: 'ensemble', value: 'ensemble', pos: steps.keyPos } });

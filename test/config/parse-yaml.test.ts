@@ -24,10 +24,18 @@ test('pipeline steps sugar records the positions of what was written', () => {
   assert.deepEqual(positionOf(p, 'ensemble_scheduling.step[0].output_map.attention_mask'), { file: 'ensemble.yaml', line: 13, col: 32 });
 });
 
+test('ensemble_scheduling without a step list carries max_inflight_requests beside steps', () => {
+  const p = parseConfigText('name: p\nensemble_scheduling: { max_inflight_requests: 2 }\nsteps:\n  - { model: a, inputs: { x: x }, outputs: { y: y } }\n', 'p.yaml', 'yaml');
+  assert.deepEqual(p.problems, []);
+  assert.equal(p.config.ensemble_scheduling?.max_inflight_requests, 2);
+  assert.equal(p.config.ensemble_scheduling?.step[0]?.model_name, 'a');
+  assert.deepEqual(positionOf(p, 'ensemble_scheduling.step[0].model_name'), { file: 'p.yaml', line: 4, col: 7 });
+});
+
 test('steps next to ensemble_scheduling, or a model given twice in a step, are errors', () => {
   const p = parseConfigText('name: p\nensemble_scheduling: { step: [] }\nsteps:\n  - { model: a, name: b }\n', 'p.yaml', 'yaml');
   assert.deepEqual(p.problems.map((x) => `${x.line}:${x.col} ${x.message}`), [
-    "3:1 model 'p': steps: use either 'steps' or 'ensemble_scheduling' (set at 2:1), not both",
+    "3:1 model 'p': steps: use either 'steps' or 'ensemble_scheduling' with a 'step' list (set at 2:1), not both",
   ]);
   const q = parseConfigText('name: p\nsteps:\n  - { model: a, name: b, inputs: { x: x }, outputs: { y: y } }\n', 'q.yaml', 'yaml');
   assert.deepEqual(q.problems.map((x) => `${x.line}:${x.col} ${x.message}`), [
