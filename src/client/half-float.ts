@@ -1,5 +1,5 @@
 /**
- * number -> FP16 / BF16 bit patterns, the inverse of protocol's halfToNumber / bf16ToNumber: the
+ * number -> FP16 / BF16 bit patterns, the inverse of the tensor layer's halfToNumber / bf16ToNumber: the
  * server widens FP16/BF16 outputs to JSON numbers exactly, and the client narrows them back into
  * the tensor's Uint16Array storage. Rounds to nearest even for values that are not exact.
  */

@@ -1,6 +1,6 @@
 /** Pure wire formats: v2 JSON, the binary tensor extension, generate mapping, status table. */
 export { STATUS_TABLE, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
-export { tensorDataJson, halfToNumber, bf16ToNumber } from './json-tensor.js';
+export { tensorDataJson } from './json-tensor.js';
 export { parseRequestParameters } from './request-parameters.js';
 export { modelConfigToJson } from './model-config-to-json.js';
 export { compileHeaderPattern, forwardHeaders } from './forward-headers.js';

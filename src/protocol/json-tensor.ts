@@ -10,7 +10,7 @@ import { Errors } from '../errors.js';
 import { stringifyExact } from './exact-json.js';
 import { rawBytesJsonString } from './raw-bytes-json.js';
 import {
-  STORAGE, elementCount, formatShape, type DataType, type Tensor, type TypedArray, type BytesData,
+  STORAGE, bf16ToNumber, elementCount, formatShape, halfToNumber, type DataType, type Tensor, type TypedArray, type BytesData,
 } from '../tensor/index.js';
 
 const utf8 = new TextEncoder();
@@ -101,22 +101,6 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     }
   }
   return { name, datatype, shape: [...shape], data: arr };
-}
-
-/** IEEE half -> number (exact). */
-export function halfToNumber(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * f * 2 ** -24;
-  if (e === 31) return f ? NaN : s * Infinity;
-  return s * (1 + f / 1024) * 2 ** (e - 15);
-}
-
-/** bfloat16 -> number (exact: the top half of an FP32). */
-export function bf16ToNumber(h: number): number {
-  const f = new Float32Array(new Uint32Array([h << 16]).buffer);
-  return f[0]!;
 }
 
 const NON_FINITE = /-?Infinity|NaN/;

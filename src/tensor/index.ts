@@ -8,4 +8,5 @@ export {
 export type { Tensor, BytesData } from './tensor.js';
 export { concatBatch, sliceBatch } from './batch.js';
 export { copyElements, isBigIntArray } from './copy-elements.js';
+export { halfToNumber, bf16ToNumber } from './half-words.js';
 export { markExclusive, isExclusive, releaseExclusive } from './exclusive-buffer.js';

@@ -8,27 +8,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startGrpcServer, type GrpcServerHandle } from '../../src/frontend/grpc/index.js';
-import { ECHO_CONFIG, simpleConfig } from '../helpers/model-configs.js';
+import { CHAIN_CONFIG, ECHO_CONFIG, simpleConfig } from '../helpers/model-configs.js';
 import { serveHttp, type HttpServed } from '../helpers/serve-http.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
 import { quietLog } from '../helpers/quiet-log.js';
 import { runTributary } from '../helpers/tributary-process.js';
 import { main } from '../../src/cli/main.js';
 
-const CHAIN = `
-name: "chain"
-platform: "ensemble"
-max_batch_size: 8
-input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "SUM" data_type: TYPE_INT32 dims: [ 16 ] } ]
-ensemble_scheduling {
-  step [
-    { model_name: "simple" model_version: -1 input_map { key: "INPUT0" value: "A" } input_map { key: "INPUT1" value: "B" }
-      output_map { key: "OUTPUT0" value: "s" } output_map { key: "OUTPUT1" value: "d" } },
-    { model_name: "echo" model_version: -1 input_map { key: "IN" value: "s" } output_map { key: "OUT" value: "SUM" } }
-  ]
-}
-`;
 
 // The example pipeline leaves OUTPUT1 unused on purpose.
 quietLog([/chain\/config\.pbtxt:\d+:\d+: warning: .* is never used/]);
@@ -44,7 +30,7 @@ let host: string;
 const FAST = ['-p', '150', '-s', '60', '-r', '20'];
 
 before(async () => {
-  repo = tempRepo({ 'simple/config.pbtxt': simpleConfig(), 'echo/config.pbtxt': ECHO_CONFIG, 'echo/1/.keep': '', 'chain/config.pbtxt': CHAIN });
+  repo = tempRepo({ 'simple/config.pbtxt': simpleConfig(), 'echo/config.pbtxt': ECHO_CONFIG, 'echo/1/.keep': '', 'chain/config.pbtxt': CHAIN_CONFIG });
   repo.onnx('simple', 'simple.onnx');
   served = await serveHttp(repo.dir, ['chain']);
   grpc = await startGrpcServer(served.server, { port: 0, host: '127.0.0.1' });

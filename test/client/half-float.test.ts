@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bf16ToNumber, halfToNumber } from '../../src/protocol/index.js';
+import { bf16ToNumber, halfToNumber } from '../../src/tensor/index.js';
 import { numberToBf16, numberToHalf } from '../../src/client/half-float.js';
 
 const isNaNBits = (h: number, expBits: number, mantMask: number) => (h & expBits) === expBits && (h & mantMask) !== 0;

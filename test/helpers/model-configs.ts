@@ -30,4 +30,20 @@ export const SEQ_CONFIG = [
   'sequence_batching { max_sequence_idle_microseconds: 5000000 }', '',
 ].join('\n');
 
+/** `chain`: SUM = echo(simple.OUTPUT0) = A + B; simple's OUTPUT1 goes to `d`, which nothing reads (a load warning). */
+export const CHAIN_CONFIG = `
+name: "chain"
+platform: "ensemble"
+max_batch_size: 8
+input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
+output [ { name: "SUM" data_type: TYPE_INT32 dims: [ 16 ] } ]
+ensemble_scheduling {
+  step [
+    { model_name: "simple" model_version: -1 input_map { key: "INPUT0" value: "A" } input_map { key: "INPUT1" value: "B" }
+      output_map { key: "OUTPUT0" value: "s" } output_map { key: "OUTPUT1" value: "d" } },
+    { model_name: "echo" model_version: -1 input_map { key: "IN" value: "s" } output_map { key: "OUT" value: "SUM" } }
+  ]
+}
+`;
+
 export const int32s = (n: number, f: (i: number) => number) => Int32Array.from({ length: n }, (_, i) => f(i));

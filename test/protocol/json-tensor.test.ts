@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tensorDataJson, tensorFromJson, halfToNumber, bf16ToNumber } from '../../src/protocol/json-tensor.js';
+import { tensorDataJson, tensorFromJson } from '../../src/protocol/json-tensor.js';
+import { halfToNumber, bf16ToNumber } from '../../src/tensor/index.js';
 import { createTensor } from '../../src/tensor/index.js';
 import { Errors } from '../../src/errors.js';
 

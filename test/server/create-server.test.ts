@@ -4,27 +4,13 @@ import { createServer, inferOnce, type Server } from '../../src/server/index.js'
 import { createTensor, type Tensor } from '../../src/tensor/index.js';
 import { mlpForward, mlpWeights } from '../../scripts/onnx/index.js';
 import { expectError } from '../helpers/expect-error.js';
-import { ECHO_CONFIG, int32s, simpleConfig } from '../helpers/model-configs.js';
+import { CHAIN_CONFIG, ECHO_CONFIG, int32s, simpleConfig } from '../helpers/model-configs.js';
 import { tempRepo, type TempRepo } from '../helpers/temp-repo.js';
 import { quietLog } from '../helpers/quiet-log.js';
 
 // 'broken' fails to load on purpose, and the example 'chain' pipeline leaves OUTPUT1 unused.
 quietLog([/load failed for model 'broken'/, /chain\/config\.pbtxt:\d+:\d+: warning: .* is never used/]);
 
-const CHAIN = `
-name: "chain"
-platform: "ensemble"
-max_batch_size: 8
-input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "SUM" data_type: TYPE_INT32 dims: [ 16 ] } ]
-ensemble_scheduling {
-  step [
-    { model_name: "simple" model_version: -1 input_map { key: "INPUT0" value: "A" } input_map { key: "INPUT1" value: "B" }
-      output_map { key: "OUTPUT0" value: "s" } output_map { key: "OUTPUT1" value: "d" } },
-    { model_name: "echo" model_version: -1 input_map { key: "IN" value: "s" } output_map { key: "OUT" value: "SUM" } }
-  ]
-}
-`;
 
 let repo: TempRepo;
 let server: Server;
@@ -34,7 +20,7 @@ before(async () => {
     'simple/config.pbtxt': simpleConfig(),
     'echo/config.pbtxt': ECHO_CONFIG,
     'echo/1/.keep': '',
-    'chain/config.pbtxt': CHAIN,
+    'chain/config.pbtxt': CHAIN_CONFIG,
     'broken/config.pbtxt': 'name: "broken"\nbackend: "identity"\nmax_batch_size: 2\nbogus_field: 3\n',
     'broken/1/.keep': '',
   });

@@ -3,7 +3,7 @@
  * 2^53 are rounded to the nearest double (a condition compares magnitudes, not ids); FP16/BF16
  * travel as raw 16-bit words and are widened here.
  */
-import type { BytesData, Tensor } from '../../tensor/index.js';
+import { bf16ToNumber, halfToNumber, type BytesData, type Tensor } from '../../tensor/index.js';
 
 const utf8 = new TextDecoder();
 
@@ -20,22 +20,6 @@ export function bytesAt(t: Tensor, i: number): string {
     return s;
   }
   return utf8.decode(b);
-}
-
-function halfToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
-}
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-function bf16ToNumber(h: number): number {
-  u32[0] = h << 16;
-  return f32[0]!;
 }
 
 /** Element i of a numeric or BOOL tensor as a number (BOOL: 0/1). */
