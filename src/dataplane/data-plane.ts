@@ -14,6 +14,7 @@ import { sharedMemoryOperations, type SharedMemoryOperations, type SharedMemoryR
 import type { SettingsPatch } from './setting-value.js';
 import { createTraceSettings, type TraceSettingValues } from './trace-settings.js';
 import type { Tracer } from '../trace/index.js';
+import { createEdge, type Edge, type EdgeOptions } from './edge.js';
 
 export interface DataPlaneOptions {
   /** The client shared-memory registry (--allow-client-shm); absent, its operations are refused. */
@@ -41,6 +42,11 @@ export interface DataPlane extends SharedMemoryOperations {
   modelStatistics(model?: string, version?: string): ReturnType<Server['modelStatistics']>;
   /** One response, or many for a decoupled model; the last has `final`. Unsubscribe cancels. */
   infer: Server['infer'];
+  /**
+   * A front end's door for inference requests: the per-request policy (header forwarding, trace
+   * joining) applied once for every protocol. Opened once per front end, at start-up.
+   */
+  edge(options?: EdgeOptions): Edge;
   repositoryIndex(options?: { ready?: boolean }): Promise<ModelIndexEntry[]>;
   /** Triton's load parameters: `config` (JSON text) and `file:<path>` (bytes, or base64 text). */
   load(model: string, parameters?: LoadParameters): Promise<void>;
@@ -92,6 +98,7 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     isDecoupled: (model, version) => server.modelConfig(model, ver(version)).model_transaction_policy?.decoupled === true,
     modelStatistics: (model, version) => server.modelStatistics(model || undefined, ver(version)),
     infer: (request) => server.infer(request),
+    edge: (edgeOptions) => createEdge((request) => server.infer(request), edgeOptions),
     repositoryIndex: (opts) => server.repositoryIndex(opts?.ready === undefined ? {} : { ready: opts.ready }),
     load: async (model, parameters = {}) => server.loadModel(model, loadOptions(model, parameters)),
     unload: async (model, parameters = {}) => server.unloadModel(model, { unloadDependents: unloadDependents(model, parameters) }),

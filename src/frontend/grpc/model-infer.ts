@@ -1,12 +1,11 @@
 import { Metadata, type handleUnaryCall, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
-import { forwardHeaders } from '../../protocol/index.js';
 import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
-import type { DataPlane } from '../../dataplane/index.js';
-import type { TraceContext } from '../../inference/index.js';
+import type { DataPlane, Edge, InferCall } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
+import { MetadataHeaders } from './metadata-headers.js';
 import { requestDeadline } from './request-deadline.js';
 import { toServiceError } from './service-error.js';
 
@@ -14,30 +13,28 @@ import { toServiceError } from './service-error.js';
  * Unary ModelInfer: one request, one response. Decoupled models are refused (they need a stream).
  * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
  */
-export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry, headerPattern?: RegExp): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
+export function modelInferHandler(plane: DataPlane, edge: Edge, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
-  return (call: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
-    const msg = call.request;
+  return (grpcCall: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
+    const msg = grpcCall.request;
     if (msg instanceof RefusedRequest) {
       callback(toServiceError(msg.error));
       return;
     }
     let decoded;
+    let call: InferCall;
     try {
       decoded = inferRequestFromProto(msg, { readSharedMemory });
       if (plane.isDecoupled(msg.model_name, msg.model_version)) throw Errors.decoupledUnary(msg.model_name);
-      const parameters = forwardHeaders(headerPattern, msg.model_name, Object.entries(call.metadata.toJSON()), decoded.request.parameters);
-      if (parameters) decoded.request.parameters = parameters;
+      const deadline = requestDeadline(grpcCall);
+      if (deadline !== undefined) decoded.request.deadline = deadline;
+      call = edge.infer(decoded.request, new MetadataHeaders(grpcCall.metadata));
     } catch (e) {
       callback(toServiceError(e));
       return;
     }
     const { request, placements } = decoded;
-    const deadline = requestDeadline(call);
-    if (deadline !== undefined) request.deadline = deadline;
-    const traceparent = call.metadata.get('traceparent')[0];
-    const traceContext: TraceContext | undefined = typeof traceparent === 'string' ? (request.traceContext = { parent: traceparent }) : undefined;
     let answered = false;
     const answer = (err: unknown, res?: ModelInferResponseMsg) => {
       if (answered) return;
@@ -45,15 +42,16 @@ export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry, h
       if (err !== null) callback(toServiceError(err));
       else {
         // The span that served the request, when it was traced (opentelemetry mode).
-        if (traceContext?.traceparent) {
+        const traceparent = call.traceparent();
+        if (traceparent) {
           const md = new Metadata();
-          md.set('traceparent', traceContext.traceparent);
-          call.sendMetadata(md);
+          md.set('traceparent', traceparent);
+          grpcCall.sendMetadata(md);
         }
         callback(null, res);
       }
     };
-    const sub = plane.infer(request).subscribe({
+    const sub = call.responses.subscribe({
       next(resp) {
         let out: ModelInferResponseMsg;
         try {
@@ -67,6 +65,6 @@ export function modelInferHandler(plane: DataPlane, shm: SharedMemoryRegistry, h
       error: (e: unknown) => answer(e),
       complete: () => answer(Errors.noResponse(request.model)),
     });
-    if (!answered) call.on('cancelled', () => sub.unsubscribe());
+    if (!answered) grpcCall.on('cancelled', () => sub.unsubscribe());
   };
 }

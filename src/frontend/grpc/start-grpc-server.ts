@@ -115,7 +115,8 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
   });
   const openStreams = new Set<() => void>();
   const forwarder: GrpcForwarder | undefined = options.sequenceOwners ? createGrpcForwarder(options.sequenceOwners) : undefined;
-  const modelInfer = modelInferHandler(plane, shm, options.headerForwardPattern);
+  const edge = plane.edge({ headerForwardPattern: options.headerForwardPattern });
+  const modelInfer = modelInferHandler(plane, edge, shm);
   grpcServer.addService(inferenceService(packages, forwarder !== undefined), restrictGrpcHandlers(restrictions, {
     ...serverHandlers(plane),
     ...repositoryHandlers(plane),

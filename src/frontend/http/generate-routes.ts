@@ -5,34 +5,31 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
-import { decodeGenerateRequest, encodeGenerateResponse, forwardHeaders } from '../../protocol/index.js';
-import type { DataPlane } from '../../dataplane/index.js';
+import { decodeGenerateRequest, encodeGenerateResponse } from '../../protocol/index.js';
+import type { DataPlane, Edge } from '../../dataplane/index.js';
 import { decodeJsonBody } from './decode-http-infer.js';
-import { joinTrace } from './join-trace.js';
 import { modelRoute, type ModelParams } from './model-route.js';
+import { RequestHeaders } from './request-headers.js';
 import { respondStream, respondUnary } from './respond-stream.js';
 
-export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, headerPattern?: RegExp): void {
+export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, edge: Edge): void {
   const decode = (req: FastifyRequest<{ Params: ModelParams }>) => {
     const { model, version } = req.params;
     const meta = plane.modelMetadata(model, version);
     const body = req.body as Buffer | undefined;
     if (!body || body.byteLength === 0) throw Errors.requestBodyEmpty('generate', model);
     const ctx = { model, ...(version ? { version } : {}), inputs: meta.inputs };
-    const request = decodeJsonBody(req, 'generate request', (json, lossy) => decodeGenerateRequest(json, { ...ctx, lossy }));
-    const parameters = forwardHeaders(headerPattern, model, Object.entries(req.headers), request.parameters);
-    if (parameters) request.parameters = parameters;
-    return request;
+    return decodeJsonBody(req, 'generate request', (json, lossy) => decodeGenerateRequest(json, { ...ctx, lossy }));
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     // A decoding error is thrown to the one error handler (send-error.ts).
-    const request = decode(req);
-    const traceContext = joinTrace(req.headers, request);
-    const responses = plane.infer(request);
-    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining(), traceContext });
+    const call = edge.infer(decode(req), new RequestHeaders(req.headers));
+    const responses = call.responses;
+    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining(), traceparent: call.traceparent });
     return respondUnary(reply, req.params.model, responses,
       (r) => {
-        if (traceContext?.traceparent) reply.header('traceparent', traceContext.traceparent);
+        const traceparent = call.traceparent();
+        if (traceparent) reply.header('traceparent', traceparent);
         reply.type('application/json').send(encodeGenerateResponse(r));
       },
       () => Errors.tooManyResponses(req.params.model));

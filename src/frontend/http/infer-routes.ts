@@ -1,17 +1,17 @@
 /** POST /v2/models/{m}[/versions/{v}]/infer: unary, or SSE with `Accept: text/event-stream`. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../errors.js';
-import { encodeInferResponse, encodeInferResponseParts, forwardHeaders, type SharedMemoryAccess } from '../../protocol/index.js';
-import type { DataPlane } from '../../dataplane/index.js';
+import { encodeInferResponse, encodeInferResponseParts, type SharedMemoryAccess } from '../../protocol/index.js';
+import type { DataPlane, Edge } from '../../dataplane/index.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
-import { joinTrace } from './join-trace.js';
+import { RequestHeaders } from './request-headers.js';
 import { respondStream, respondUnary, wantsEventStream } from './respond-stream.js';
 import { sendBinaryResponse } from './send-binary-response.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { forwardDecoded, type SequenceRouting } from './sequence-routing.js';
 
 export function registerInferRoutes(
-  app: FastifyInstance, plane: DataPlane, shm: SharedMemoryAccess | undefined, compressThreshold = 1024, headerPattern?: RegExp,
+  app: FastifyInstance, plane: DataPlane, edge: Edge, shm: SharedMemoryAccess | undefined, compressThreshold = 1024,
   routing?: SequenceRouting,
 ): void {
   const handler = (request: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
@@ -20,21 +20,20 @@ export function registerInferRoutes(
     const decoded = decodeHttpInfer(request, plane, model, version, shm);
     // serve --replicas only: a sequence another replica owns is answered there.
     if (routing && decoded.request.sequence && forwardDecoded(routing, request, reply, decoded.request.sequence.id)) return reply;
-    const parameters = forwardHeaders(headerPattern, model, Object.entries(request.headers), decoded.request.parameters);
-    if (parameters) decoded.request.parameters = parameters;
-    const traceContext = joinTrace(request.headers, decoded.request);
-    const responses = plane.infer(decoded.request);
+    const call = edge.infer(decoded.request, new RequestHeaders(request.headers));
+    const responses = call.responses;
     if (wantsEventStream(request)) {
       // Events carry JSON only; shared-memory placement still applies.
       const enc = decoded.encoding.sharedMemory
         ? { binaryDefault: false, sharedMemory: decoded.encoding.sharedMemory }
         : { binaryDefault: false };
-      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining(), traceContext });
+      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining(), traceparent: call.traceparent });
     }
     return respondUnary(reply, model, responses, (r) => {
       const out = encodeInferResponseParts(r, decoded.encoding, shm);
       // The span that served the request, when it was traced (opentelemetry mode).
-      if (traceContext?.traceparent) reply.header('traceparent', traceContext.traceparent);
+      const traceparent = call.traceparent();
+      if (traceparent) reply.header('traceparent', traceparent);
       if (out.binary === undefined) reply.type('application/json').send(out.json);
       else sendBinaryResponse(request, reply, out.json, out.binary, compressThreshold);
     }, () => Errors.tooManyResponses(model));

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
-import type { InferenceResponse, TraceContext } from '../../inference/index.js';
+import type { InferenceResponse } from '../../inference/index.js';
 
 const DATA = Buffer.from('data: ');
 const EVENT_END = Buffer.from('\n\n');
@@ -27,7 +27,7 @@ export function respondStream(
   reply: FastifyReply,
   responses: Observable<InferenceResponse>,
   encode: (r: InferenceResponse) => string | Buffer,
-  options: { endEvent: boolean; draining: () => boolean; traceContext?: TraceContext | undefined },
+  options: { endEvent: boolean; draining: () => boolean; traceparent?: () => string | undefined },
 ): FastifyReply {
   const res = reply.raw;
   let started = false;
@@ -39,7 +39,7 @@ export function respondStream(
     // During a drain the connection ends with the stream (an SSE reply bypasses the onSend hook).
     const connection = options.draining() ? 'close' : 'keep-alive';
     // The span serving the request (opentelemetry mode) is named before the first event, as a unary reply names it.
-    const traceparent = options.traceContext?.traceparent;
+    const traceparent = options.traceparent?.();
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection, ...(traceparent ? { traceparent } : {}) });
   };
   const fail = (e: unknown) => {

@@ -134,8 +134,9 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     const { forwarder } = routing;
     app.addHook('onClose', async () => forwarder.close());
   }
-  registerInferRoutes(app, plane, shm, compressThreshold, options.headerForwardPattern, routing);
-  registerGenerateRoutes(app, plane, options.headerForwardPattern);
+  const edge = plane.edge({ headerForwardPattern: options.headerForwardPattern });
+  registerInferRoutes(app, plane, edge, shm, compressThreshold, routing);
+  registerGenerateRoutes(app, plane, edge);
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
   registerSharedMemoryRoutes(app, plane);
