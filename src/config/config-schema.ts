@@ -28,6 +28,11 @@ export interface FieldSchema {
 
 export interface MessageSchema {
   readonly name: string;
+  /**
+   * What messages call it, for the pipeline's messages: their schema names (ModelEnsembling.Step,
+   * Pipeline.Map) are ours or proto-internal and mean nothing to someone who wrote `steps:`.
+   */
+  readonly label?: string;
   readonly fields: Readonly<Record<string, FieldSchema>>;
   readonly oneofs?: readonly (readonly string[])[];
 }
@@ -161,10 +166,13 @@ const stepFields: Record<string, FieldSchema> = {
   model_name: f('string'), model_version: f('int64'), input_map: map('string', f('string')),
   output_map: map('string', f('string')), model_namespace: f('string'),
 };
-export const ENSEMBLE_STEP = msg('ModelEnsembling.Step', stepFields);
+export const ENSEMBLE_STEP: MessageSchema = { ...msg('ModelEnsembling.Step', stepFields), label: 'step' };
 // Added after the fact because a construct's `steps:` are steps again (the schema recurses).
 Object.assign(stepFields, controlFlowFields(ENSEMBLE_STEP));
-const ENSEMBLING = msg('ModelEnsembling', { step: list(m(ENSEMBLE_STEP)), max_inflight_requests: f('uint32'), max_inflight_responses: f('uint32') });
+const ENSEMBLING: MessageSchema = {
+  ...msg('ModelEnsembling', { step: list(m(ENSEMBLE_STEP)), max_inflight_requests: f('uint32'), max_inflight_responses: f('uint32') }),
+  label: 'ensemble_scheduling',
+};
 
 const MODEL_PARAMETER = msg('ModelParameter', { string_value: f('string') });
 

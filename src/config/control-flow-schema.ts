@@ -15,19 +15,21 @@ const yaml = (x: FieldSchema): FieldSchema => ({ ...x, yamlOnly: true });
 /** The step fields that make a step a construct; `step` is the step message itself (recursion). */
 export function controlFlowFields(step: MessageSchema): Record<string, FieldSchema> {
   const steps = list(m(step));
-  const CASE: MessageSchema = { name: 'Pipeline.Case', fields: { when: f('string'), steps } };
-  const SWITCH: MessageSchema = { name: 'Pipeline.Switch', fields: { name: f('string'), cases: list(m(CASE)), default: steps } };
+  const CASE: MessageSchema = { name: 'Pipeline.Case', label: 'switch case', fields: { when: f('string'), steps } };
+  const SWITCH: MessageSchema = { name: 'Pipeline.Switch', label: 'switch', fields: { name: f('string'), cases: list(m(CASE)), default: steps } };
   // `NAME: tensor` is desugared to { tensor }; `value` keeps the literal's text, typed at compile.
-  const RETURN_VALUE: MessageSchema = { name: 'Pipeline.ReturnValue', fields: { tensor: f('string'), value: list(f('string')) } };
+  const RETURN_VALUE: MessageSchema = { name: 'Pipeline.ReturnValue', label: 'return output', fields: { tensor: f('string'), value: list(f('string')) } };
   const RETURN: MessageSchema = {
-    name: 'Pipeline.Return', fields: { when: f('string'), outputs: { type: { kind: 'message', message: RETURN_VALUE }, mapKey: 'string' } },
+    name: 'Pipeline.Return', label: 'return', fields: { when: f('string'), outputs: { type: { kind: 'message', message: RETURN_VALUE }, mapKey: 'string' } },
   };
   const MAP: MessageSchema = {
     name: 'Pipeline.Map',
+    label: 'map',
     fields: { over: f('string'), as: f('string'), concurrency: f('int64'), max_items: f('int64'), steps, outputs: names() },
   };
   const LOOP: MessageSchema = {
     name: 'Pipeline.Loop',
+    label: 'loop',
     fields: { max: f('int64'), carry: names(), while: f('string'), steps, next: names(), outputs: names() },
   };
   return {

@@ -8,8 +8,9 @@
  */
 import { isDataType, toConfigType } from '../tensor/index.js';
 import type { ConfigProblem, SourcePosition } from './config-problem.js';
-import { DATA_TYPE, type EnumSchema, type FieldSchema, type FieldType, type MessageSchema, type ScalarKind } from './config-schema.js';
+import { DATA_TYPE, ENSEMBLE_STEP, type EnumSchema, type FieldSchema, type FieldType, type MessageSchema, type ScalarKind } from './config-schema.js';
 import { closest } from './closest.js';
+import { STEP_ALIASES } from './pipeline-sugar.js';
 import type { Entry, ObjectNode, ScalarNode, SyntaxNode } from './syntax-tree.js';
 
 export type SourceFormat = 'pbtxt' | 'yaml' | 'json' | 'object';
@@ -19,6 +20,11 @@ export interface ConvertContext {
   readonly format: SourceFormat;
   readonly problems: ConfigProblem[];
   readonly positions: Map<string, SourcePosition>;
+  /**
+   * Config path -> the path as the user wrote it, for keys the YAML pipeline sugar renamed
+   * (`ensemble_scheduling.step` was written `steps`), so messages name what is in the file.
+   */
+  readonly written: Map<string, string>;
 }
 
 type Obj = Record<string, unknown>;
@@ -43,14 +49,30 @@ function describe(node: SyntaxNode): string {
   return `'${node.text}'`;
 }
 
+/** `path` as the user wrote it: the longest renamed prefix (ConvertContext.written) replaced. */
+function shown(ctx: ConvertContext, path: string): string {
+  let best = '';
+  for (const from of ctx.written.keys()) {
+    const under = path === from || path.startsWith(`${from}.`) || path.startsWith(`${from}[`);
+    if (under && from.length > best.length) best = from;
+  }
+  return best ? ctx.written.get(best)! + path.slice(best.length) : path;
+}
+
+/** The name messages give a message type: its label (the pipeline's own), else its proto name. */
+const typeName = (schema: MessageSchema) => schema.label ?? schema.name;
+
 function problem(ctx: ConvertContext, pos: SourcePosition, path: string, message: string, severity: 'error' | 'warning' = 'error',
   prefix = true): void {
-  ctx.problems.push({ file: ctx.file, line: pos.line, col: pos.col, path, message: path && prefix ? `${path}: ${message}` : message, severity });
+  ctx.problems.push({ file: ctx.file, line: pos.line, col: pos.col, path, message: path && prefix ? `${shown(ctx, path)}: ${message}` : message, severity });
 }
+
+/** Triton's fields of a message (no YAML-only ones), for messages about pbtxt and JSON configs. */
+const tritonFields = (schema: MessageSchema) => Object.keys(schema.fields).filter((k) => !schema.fields[k]!.yamlOnly);
 
 export function convertMessage(node: SyntaxNode, schema: MessageSchema, path: string, ctx: ConvertContext): Obj | undefined {
   if (node.type !== 'object') {
-    problem(ctx, node.pos, path, `expected a message (${schema.name}), got ${describe(node)}`);
+    problem(ctx, node.pos, path, `expected a message (${typeName(schema)}), got ${describe(node)}`);
     return undefined;
   }
   const out: Obj = {};
@@ -58,13 +80,15 @@ export function convertMessage(node: SyntaxNode, schema: MessageSchema, path: st
   for (const entry of node.entries) {
     const field = schema.fields[entry.key];
     const fpath = join(path, entry.key);
+    if (entry.written) ctx.written.set(fpath, join(entry.written.atTop ? '' : shown(ctx, path), entry.written.key));
     if (!field) {
       unknownField(ctx, entry, schema, path);
       continue;
     }
     if (field.yamlOnly && ctx.format !== 'yaml') {
-      problem(ctx, entry.keyPos, fpath, `'${entry.key}' is pipeline control flow, which is YAML-only: ${
-        ctx.format === 'pbtxt' ? 'config.pbtxt' : 'a JSON config'} keeps Triton's ${schema.name} schema; write this pipeline as config.yaml`);
+      const file = ctx.format === 'pbtxt' ? 'config.pbtxt' : 'a JSON config';
+      const keeps = schema.label ? `a ${schema.label} in ${file} has Triton's fields only (${tritonFields(schema).join(', ')})` : `${file} keeps Triton's ${schema.name} schema`;
+      problem(ctx, entry.keyPos, fpath, `'${entry.key}' is pipeline control flow, which is YAML-only: ${keeps}; write this pipeline as config.yaml`);
       continue;
     }
     // Where a string's text starts (after its quote), and where each of its characters was
@@ -113,10 +137,17 @@ function oneofConflict(schema: MessageSchema, key: string, seen: Map<string, Sou
 }
 
 function unknownField(ctx: ConvertContext, entry: Entry, schema: MessageSchema, path: string): void {
-  const names = Object.keys(schema.fields);
-  const guess = closest(entry.key, names);
-  const where = path ? `in ${path} (${schema.name})` : `in ${schema.name}`;
-  const hint = guess ? `; did you mean '${guess}'?` : names.length <= 12 ? `; known fields: ${names.join(', ')}` : '';
+  const names = ctx.format === 'yaml' ? Object.keys(schema.fields) : tritonFields(schema);
+  // A step under the YAML `steps:` sugar also takes its spellings (pipeline-sugar.ts): suggest
+  // and list them, since they are what the user was writing.
+  const sugar = schema === ENSEMBLE_STEP && ctx.written.has('ensemble_scheduling.step');
+  const spellings = sugar ? Object.keys(STEP_ALIASES).filter((k) => STEP_ALIASES[k] !== k && k !== 'name') : [];
+  const guess = closest(entry.key, [...spellings, ...names]);
+  const where = path ? `in ${shown(ctx, path)} (${typeName(schema)})` : `in ${typeName(schema)}`;
+  const known = sugar
+    ? `${spellings.join(', ')} (or ${spellings.map((k) => STEP_ALIASES[k]).join(', ')}), ${names.filter((n) => !spellings.some((k) => STEP_ALIASES[k] === n)).join(', ')}`
+    : names.join(', ');
+  const hint = guess ? `; did you mean '${guess}'?` : names.length <= 12 ? `; known fields: ${known}` : '';
   problem(ctx, entry.keyPos, join(path, entry.key), `unknown field '${entry.key}' ${where}${hint}`, 'error', false);
 }
 

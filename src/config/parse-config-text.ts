@@ -28,7 +28,7 @@ export function configFromJsonObject(obj: unknown, file: string, options: { name
 
 function build(tree: SyntaxNode, file: string, format: SourceFormat, syntax: ConfigProblem[], options: { name?: string }): ParsedConfig {
   const positions = new Map<string, SourcePosition>();
-  const ctx: ConvertContext = { file, format, problems: [], positions };
+  const ctx: ConvertContext = { file, format, problems: [], positions, written: new Map() };
   const partial = convertMessage(tree, MODEL_CONFIG, '', ctx) ?? {};
   const config = normalizeConfig(partial, options);
   const name = config.name || options.name;

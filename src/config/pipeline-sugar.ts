@@ -11,7 +11,7 @@
 import type { ConfigProblem } from './config-problem.js';
 import type { Entry, ObjectNode, SyntaxNode } from './syntax-tree.js';
 
-const STEP_ALIASES: Record<string, string> = {
+export const STEP_ALIASES: Readonly<Record<string, string>> = {
   model: 'model_name', name: 'model_name', model_name: 'model_name',
   version: 'model_version', model_version: 'model_version',
   inputs: 'input_map', input_map: 'input_map', outputs: 'output_map', output_map: 'output_map',
@@ -31,7 +31,7 @@ export function desugarSteps(tree: SyntaxNode, file: string, problems: ConfigPro
       message: `steps: use either 'steps' or 'ensemble_scheduling' with a 'step' list (set at ${explicit.keyPos.line}:${explicit.keyPos.col}), not both` });
     return { ...tree, entries: tree.entries.filter((e) => e !== steps) };
   }
-  const step: Entry = { key: 'step', keyPos: steps.keyPos, value: renameSteps(steps.value, file, problems) };
+  const step: Entry = { key: 'step', keyPos: steps.keyPos, value: renameSteps(steps.value, file, problems), written: { key: 'steps', atTop: true } };
   const scheduling: Entry = explicit && explicit.value.type === 'object'
     ? { ...explicit, value: { ...explicit.value, entries: [...explicit.value.entries, step] } }
     : { key: 'ensemble_scheduling', keyPos: steps.keyPos, value: { type: 'object', style: 'mapping', pos: steps.keyPos, entries: [step] } };
@@ -83,7 +83,7 @@ function renameStep(step: SyntaxNode, file: string, problems: ConfigProblem[]): 
       continue;
     }
     used.set(target, e.key);
-    entries.push({ ...e, key: target });
+    entries.push(e.key === target ? e : { ...e, key: target, written: { key: e.key } });
   }
   return { ...step, entries };
 }

@@ -34,6 +34,11 @@ export interface Entry {
   readonly key: string;
   readonly keyPos: SourcePosition;
   readonly value: SyntaxNode;
+  /**
+   * The key as written, when the YAML pipeline sugar renamed it (`inputs`), for messages; `atTop`:
+   * written at the top of the file, not under its parent (`steps:` became ensemble_scheduling.step).
+   */
+  readonly written?: { readonly key: string; readonly atTop?: boolean };
 }
 
 /**

@@ -34,7 +34,7 @@ test('YAML: nested steps are desugared like top-level ones and return outputs ta
 test('YAML: an unknown key inside a construct gets a "did you mean" at its position', () => {
   const p = parseConfigText(YAML.replace('over: T', 'ovr: T'), 'routed/config.yaml', 'yaml');
   assert.deepEqual(p.problems.map((x) => `${x.line}:${x.col}: ${x.message}`), [
-    "14:12: model 'routed': unknown field 'ovr' in ensemble_scheduling.step[1].map (Pipeline.Map); did you mean 'over'?",
+    "14:12: model 'routed': unknown field 'ovr' in steps[1].map (map); did you mean 'over'?",
   ]);
 });
 
@@ -48,12 +48,49 @@ ensemble_scheduling { step [ { model_name: "a" when: "x > 0" input_map { key: "X
   const p = parseConfigText(text, 'p/config.pbtxt', 'pbtxt');
   assert.deepEqual(p.problems.map((x) => `${x.line}:${x.col}: ${x.message}`), [
     "4:55: model 'p': output[0].optional: 'optional' is pipeline control flow, which is YAML-only: config.pbtxt keeps Triton's ModelOutput schema; write this pipeline as config.yaml",
-    "5:48: model 'p': ensemble_scheduling.step[0].when: 'when' is pipeline control flow, which is YAML-only: config.pbtxt keeps Triton's ModelEnsembling.Step schema; write this pipeline as config.yaml",
+    "5:48: model 'p': ensemble_scheduling.step[0].when: 'when' is pipeline control flow, which is YAML-only: a step in config.pbtxt has Triton's fields only (model_name, model_version, input_map, output_map, model_namespace); write this pipeline as config.yaml",
   ]);
 });
 
 test('a JSON config refuses them too', () => {
   const p = parseConfigText(JSON.stringify({ name: 'p', platform: 'ensemble', ensemble_scheduling: { step: [{ model_name: 'a', switch: {} }] } }), 'p/config.json', 'json');
   assert.equal(p.problems.length, 1);
-  assert.match(p.problems[0]!.message, /'switch' is pipeline control flow, which is YAML-only: a JSON config keeps Triton's ModelEnsembling.Step schema/);
+  assert.match(p.problems[0]!.message, /'switch' is pipeline control flow, which is YAML-only: a step in a JSON config has Triton's fields only \(model_name, /);
+});
+
+test('YAML: a step\'s unknown key lists and suggests the YAML spellings beside Triton\'s, at the path as written', () => {
+  const typo = parseConfigText(YAML.replace('inputs: { X: t }', 'inputz: { X: t }'), 'routed/config.yaml', 'yaml');
+  assert.deepEqual(typo.problems.map((x) => `${x.line}:${x.col}: ${x.message}`), [
+    "14:48: model 'routed': unknown field 'inputz' in steps[1].map.steps[0] (step); did you mean 'inputs'?",
+  ]);
+  const unknown = parseConfigText(YAML.replace('- switch:', '- frobnicate: 1\n    switch:'), 'routed/config.yaml', 'yaml');
+  assert.deepEqual(unknown.problems.map((x) => x.message), [
+    "model 'routed': unknown field 'frobnicate' in steps[0] (step); known fields: model, version, inputs, outputs "
+      + '(or model_name, model_version, input_map, output_map), model_namespace, when, switch, return, map, loop',
+  ]);
+  // A value under a renamed key is named by the key the user wrote (`inputs`, not input_map).
+  const value = parseConfigText(YAML.replace('inputs: { X: t }', 'inputs: { X: [t] }'), 'routed/config.yaml', 'yaml');
+  assert.match(value.problems[0]!.message, /: steps\[1\]\.map\.steps\[0\]\.inputs\.X: expected a string, got a list$/);
+});
+
+test('no message names an internal schema type (ModelEnsembling.Step, Pipeline.*)', () => {
+  const head = YAML.slice(0, YAML.indexOf('steps:'));
+  const bad = [
+    YAML.replace('- switch:', '- frobnicate: 1\n    switch:'),
+    YAML.replace('over: T', 'ovr: T'),
+    `${head}steps:\n  - switch: 3\n  - return: 4\n  - loop: 5\n  - map: 6\n`,
+    `${head}steps:\n  - switch: { cases: [1], dflt: [] }\n  - switch: { cases: [{ whn: x }] }\n  - loop: { max: 2, stps: [] }\n`,
+    YAML.replace('SCORE: { value: 0.5 }', 'SCORE: { valu: 0.5 }'),
+  ];
+  for (const text of bad) {
+    const p = parseConfigText(text, 'routed/config.yaml', 'yaml');
+    assert.ok(p.problems.length > 0, text);
+    for (const x of p.problems) assert.doesNotMatch(x.message, /ModelEnsembling|Pipeline\./, x.message);
+  }
+  const pbtxt = parseConfigText('name: "p"\nplatform: "ensemble"\nensemble_scheduling { step [ { model_name: "a" frob: 1 map: {} } ] }\n', 'p/config.pbtxt', 'pbtxt');
+  assert.deepEqual(pbtxt.problems.map((x) => x.message), [
+    "model 'p': unknown field 'frob' in ensemble_scheduling.step[0] (step); known fields: model_name, model_version, input_map, output_map, model_namespace",
+    "model 'p': ensemble_scheduling.step[0].map: 'map' is pipeline control flow, which is YAML-only: a step in config.pbtxt has Triton's fields only "
+      + '(model_name, model_version, input_map, output_map, model_namespace); write this pipeline as config.yaml',
+  ]);
 });
