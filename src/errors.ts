@@ -506,8 +506,8 @@ export const Errors = {
     `model ${q(model)}: ${script} ${where}: ${msg}`),
   scriptResponseTimeout: define('TRB_SCRIPT_RESPONSE_TIMEOUT', 'UNAVAILABLE', (model: string, ms: number, source: string) =>
     `model ${q(model)}: the decoupled script sent no final response within ${ms} ms (${source}); the request was failed and released (send { final: true } on every request's response sender)`),
-  blsCycle: define('TRB_BLS_CYCLE', 'UNAVAILABLE', (model: string, chain: string[], count: number) =>
-    `model ${q(model)}: BLS call cycle ${chain.map(q).join(' -> ')}: every instance of ${q(chain[chain.length - 1]!)} (instance_group count ${count}) is held by a caller waiting on this call, so it would never run; raise its instance count or break the cycle`),
+  blsCycle: define('TRB_BLS_CYCLE', 'UNAVAILABLE', (model: string, chain: string[], count: number, bound = 'instance_group count') =>
+    `model ${q(model)}: BLS call cycle ${chain.map(q).join(' -> ')}: every ${bound === 'instance_group count' ? 'instance' : 'in-flight slot'} of ${q(chain[chain.length - 1]!)} (${bound} ${count}) is held by a caller waiting on this call, so it would never run; raise its ${bound} or break the cycle`),
 
   // script imports (backends/typescript: a script's bundle holds only its model directory's files
   // and installed packages; each line is "file:line:col: import '...' is refused: why")

@@ -1,23 +1,9 @@
 import type { Subscription } from 'rxjs';
 import type { BackendRequest, ModelHost } from '../../src/backend/index.js';
-import { CancelSource, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type TraceSpawner } from '../../src/inference/index.js';
+import { CancelSource, callChainOf, setCallChain, type CallLink, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type TraceSpawner } from '../../src/inference/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
 import type { WireChildRequest } from './bls/wire.js';
 import { tensorFromWire } from './tensor-codec.js';
-
-/** One script waiting on a BLS call further down the chain, and how many instances it has. */
-interface ChainLink { model: string; instances: number }
-
-/**
- * The scripts a request's BLS ancestors run in, carried on the child request under a symbol: the
- * server copies a request with object spread, which keeps symbol-keyed properties, and no front
- * end can set one. (A pipeline step builds a new request, so a chain through a pipeline is not seen.)
- */
-const CHAIN = Symbol('tributary.blsChain');
-
-function chainOf(r: InferenceRequest): readonly ChainLink[] {
-  return (r as { [CHAIN]?: readonly ChainLink[] })[CHAIN] ?? [];
-}
 
 /** What a BLS child inherits from the request(s) it works for. */
 export interface ParentContext {
@@ -26,14 +12,14 @@ export interface ParentContext {
   /** The caller's trace, when it is traced: the child's trace is opened under it. */
   trace?: TraceSpawner;
   /** The caller's chain, the caller included. */
-  chain: readonly ChainLink[];
+  chain: readonly CallLink[];
   signal: CancelSignal;
   /** Run `f` when the parent is aborted; returns the function that stops watching. */
   watch(f: () => void): () => void;
 }
 
 /** One abort listener per parent, however many children: many children must not pile up listeners. */
-function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined, chain: readonly ChainLink[], trace?: TraceSpawner): ParentContext {
+function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined, chain: readonly CallLink[], trace?: TraceSpawner): ParentContext {
   const fns = new Set<() => void>();
   let hooked = false;
   return {
@@ -59,8 +45,8 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
  * child is useless only when nobody waits for it).
  */
 export function parentContext(batch: readonly BackendRequest[], index: number, model: string, instances: number): ParentContext {
-  const self: ChainLink = { model, instances };
-  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...chainOf(b.request), self], b.request.trace);
+  const self: CallLink = { model, slots: instances, bound: 'instance_group count' };
+  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...callChainOf(b.request), self], b.request.trace);
   if (index >= 0 && index < batch.length) return one(batch[index]!);
   if (batch.length === 1) return one(batch[0]!);
   const ctl = new CancelSource();
@@ -71,7 +57,7 @@ export function parentContext(batch: readonly BackendRequest[], index: number, m
   }
   const deadlines = batch.map((b) => b.request.deadline);
   const prios = batch.map((b) => b.request.priority ?? 0).filter((p) => p > 0);
-  const longest = batch.map((b) => chainOf(b.request)).reduce((a, c) => (c.length > a.length ? c : a));
+  const longest = batch.map((b) => callChainOf(b.request)).reduce((a, c) => (c.length > a.length ? c : a));
   return context(
     ctl.signal,
     deadlines.every((d) => d !== undefined) ? Math.max(...(deadlines as number[])) : undefined,
@@ -82,20 +68,8 @@ export function parentContext(batch: readonly BackendRequest[], index: number, m
   );
 }
 
-/**
- * A call to a model whose every instance is held by a script waiting on this very call would wait
- * forever (a script holds its instance until execute() returns): refuse it at once, naming the chain.
- */
-function checkCycle(caller: string, target: string, chain: readonly ChainLink[]): void {
-  let held = 0;
-  let instances = 0;
-  for (const l of chain) if (l.model === target) { held++; instances = l.instances; }
-  if (held > 0 && held >= instances) throw Errors.blsCycle(caller, [...chain.map((l) => l.model), target], instances);
-}
-
 export function childRequest(caller: string, w: WireChildRequest, parent: ParentContext): InferenceRequest {
   if (!w || typeof w.model !== 'string') throw Errors.blsRequestNoModel(caller);
-  checkCycle(caller, w.model, parent.chain);
   const inputs = (w.inputs ?? []).map((t, i) => tensorFromWire(caller, t, `BLS request to '${w.model}', input ${i}`));
   const req: InferenceRequest = { model: w.model, inputs };
   if (w.version !== undefined && w.version !== '') req.version = w.version;
@@ -109,7 +83,8 @@ export function childRequest(caller: string, w: WireChildRequest, parent: Parent
   if (w.correlationId !== undefined) {
     req.sequence = { id: w.correlationId, start: w.sequenceStart === true, end: w.sequenceEnd === true };
   }
-  (req as { [CHAIN]?: readonly ChainLink[] })[CHAIN] = parent.chain;
+  // The callee's model refuses the call if it closes a cycle (checkCallCycle).
+  setCallChain(req, parent.chain);
   return req;
 }
 

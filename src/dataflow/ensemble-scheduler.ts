@@ -8,6 +8,7 @@ import { releaseExclusive } from '../tensor/index.js';
 import type { Subscription } from 'rxjs';
 import type { ModelHost } from '../backend/index.js';
 import { Errors } from '../errors.js';
+import { callChainOf } from '../inference/index.js';
 import type { StatDuration } from '../scheduler/index.js';
 import type { PipelinePlan } from '../pipeline/index.js';
 import { QueuedEntries, QueuedEntry, abortReason, stoppedError, systemClock, type Clock, type Scheduler, type SchedulerHooks, type WorkItem } from '../scheduler/index.js';
@@ -95,6 +96,9 @@ export function createEnsembleScheduler(plan: PipelinePlan, options: EnsembleSch
     item.signal.addEventListener('abort', onAbort, { once: true });
     const ctx = {
       host, pipeline, request: item.request, clock, stats, priority: item.priority, batching,
+      // A run holds one of `limit` slots while its steps wait: a step that calls back into this
+      // pipeline (through a script) with every slot held would wait forever (checkCallCycle).
+      chain: [...callChainOf(item.request), { model: pipeline, slots: limit, bound: 'max_inflight_requests' }],
       ...(item.deadline === undefined ? {} : { deadline: item.deadline }),
     };
     // A synchronous run may end inside subscribe(), before `sub` is assigned; `ended` covers that.

@@ -13,7 +13,7 @@
  */
 import { Observable, type Subscriber } from 'rxjs';
 import type { ModelHost } from '../backend/index.js';
-import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
+import { setCallChain, type CallLink, type InferenceRequest, type InferenceResponse } from '../inference/index.js';
 import { Errors, stepFailure, toTributaryError } from '../errors.js';
 import type { PipelinePlan, PlanStep, PlanTensor } from '../pipeline/index.js';
 import type { Clock } from '../scheduler/index.js';
@@ -35,6 +35,8 @@ export interface RunContext {
   /** Carried to every child request unchanged. */
   readonly priority?: number;
   readonly deadline?: number;
+  /** The models this run's ancestors wait in, this pipeline last: every step request carries it. */
+  readonly chain?: readonly CallLink[];
   readonly clock: Clock;
   readonly stats?: StepStats | undefined;
   /** The pipeline batches (max_batch_size > 0): a returned literal gets the request's batch dim. */
@@ -221,6 +223,7 @@ class PlanRun {
     if (priority !== undefined && priority > 0) child.priority = priority;
     if (deadline !== undefined) child.deadline = deadline;
     if (request.trace !== undefined) child.trace = request.trace;
+    if (this.#ctx.chain !== undefined) setCallChain(child, this.#ctx.chain);
 
     this.#pending++;
     const call: ChildCall = { step, started: clock.now(), version: undefined, responded: false, settled: false, sub: undefined };

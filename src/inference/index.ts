@@ -6,4 +6,6 @@ export type { ParamValue, Parameters, RequestedOutput, SequenceFlags, InferenceR
 export type { InferenceResponse } from './inference-response.js';
 export { isReservedParameter } from './reserved-parameters.js';
 export { CancelSource } from './cancel-signal.js';
+export { callChainOf, checkCallCycle, setCallChain } from './call-chain.js';
+export type { CallLink } from './call-chain.js';
 export type { CancelSignal } from './cancel-signal.js';

@@ -1,6 +1,6 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type { BackendInstance, BackendModel, ExecuteTimings } from '../backend/index.js';
-import { CancelSource, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
+import { CancelSource, checkCallCycle, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
 import { isEnsemble, type ModelConfig, type ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
@@ -109,6 +109,7 @@ export class Model {
       trace?.stamp('REQUEST_START', start);
       try {
         if (request.signal?.aborted) throw Errors.cancelled(this.name);
+        checkCallCycle(request, this.name);
         const v = validateRequest(this.config, this.#inputs, request);
         validateRequestedOutputs(this.config, this.#outputs, request);
         let deadline = request.deadline;
