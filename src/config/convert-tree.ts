@@ -78,7 +78,8 @@ export function convertMessage(node: SyntaxNode, schema: MessageSchema, path: st
   const out: Obj = {};
   const seen = new Map<string, SourcePosition>();
   for (const entry of node.entries) {
-    const field = schema.fields[entry.key];
+    // Own fields only: a key named like an Object.prototype member (constructor, __proto__) is unknown.
+    const field = Object.hasOwn(schema.fields, entry.key) ? schema.fields[entry.key] : undefined;
     const fpath = join(path, entry.key);
     if (entry.written) ctx.written.set(fpath, join(entry.written.atTop ? '' : shown(ctx, path), entry.written.key));
     if (!field) {
@@ -246,11 +247,16 @@ function putMapValue(target: Obj, key: string, node: SyntaxNode, pos: SourcePosi
   // YAML convenience: `parameters: { KEY: value }` means { string_value: value }.
   if (ctx.format === 'yaml' && field.type.kind === 'message' && field.type.message.name === 'ModelParameter' && node.type === 'scalar') {
     const v = convertScalar(node, 'string', `${kpath}.string_value`, ctx);
-    if (v !== undefined) target[key] = { string_value: v };
+    if (v !== undefined) setOwn(target, key, { string_value: v });
     return;
   }
   const v = convertValue(node, field.type, kpath, ctx);
-  if (v !== undefined) target[key] = v;
+  if (v !== undefined) setOwn(target, key, v);
+}
+
+/** A map key is data: `__proto__` must become an entry, not the map's prototype. */
+function setOwn(target: Obj, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function convertValue(node: SyntaxNode, type: FieldType, path: string, ctx: ConvertContext): unknown {

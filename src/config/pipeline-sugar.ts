@@ -74,7 +74,7 @@ function renameStep(step: SyntaxNode, file: string, problems: ConfigProblem[]): 
   const used = new Map<string, string>();
   const entries: Entry[] = [];
   for (const e of step.entries) {
-    const target = STEP_ALIASES[e.key];
+    const target = Object.hasOwn(STEP_ALIASES, e.key) ? STEP_ALIASES[e.key] : undefined;
     if (!target) { entries.push({ ...e, value: desugarConstruct(e.key, e.value, file, problems) }); continue; }
     const prev = used.get(target);
     if (prev !== undefined) {

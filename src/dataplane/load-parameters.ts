@@ -23,11 +23,11 @@ export function loadOptions(model: string, params: Readonly<Record<string, LoadP
       try {
         obj = JSON.parse(v);
       } catch (e) {
-        // Triton's words for a config override it cannot parse (a poll failure, INTERNAL).
-        throw Errors.loadPollFailed(model, `Invalid config override: the 'config' parameter is not valid JSON (${(e as Error).message}); send the model configuration as the parameter 'config' JSON object`);
+        // Triton's words for a config override it cannot parse (a poll failure; 400 here, see load-failure.ts).
+        throw Errors.loadRefused(model, `Invalid config override: the 'config' parameter is not valid JSON (${(e as Error).message}); send the model configuration as the parameter 'config' JSON object`);
       }
       if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
-        throw Errors.loadPollFailed(model, "Invalid config override: the 'config' parameter must be a JSON object (a model configuration)");
+        throw Errors.loadRefused(model, "Invalid config override: the 'config' parameter must be a JSON object (a model configuration)");
       }
       out.config = v;
     } else if (key.startsWith('file:')) {

@@ -1,9 +1,12 @@
 /**
  * Load failures in Triton's words, which clients match on (core model_repository_manager.cc and
  * model_lifecycle.cc): a load that fails before any version is tried (the model is in no
- * repository, the `config` or `file:` parameters are bad) is INTERNAL "failed to load '<m>',
- * failed to poll from model repository"; one whose versions fail is INVALID_ARG "load failed for
- * model '<m>': version <v> is at UNAVAILABLE state: <Status>: <reason>;". Our own detail follows.
+ * repository, the `config` or `file:` parameters are bad) is "failed to load '<m>', failed to
+ * poll from model repository"; one whose versions fail is INVALID_ARG "load failed for model
+ * '<m>': version <v> is at UNAVAILABLE state: <Status>: <reason>;". Our own detail follows.
+ * Triton's status for the first is INTERNAL; where the request's own content is refused (a bad
+ * `config`, a refused `file:` key, a config file that is a link out of its directory) ours is
+ * INVALID_ARG, since only the client can fix it (docs/errors.md lists the deviation).
  */
 import { Errors, toTributaryError, type ErrorKind, type TributaryError } from '../errors.js';
 
@@ -13,7 +16,7 @@ const STATUS_WORDS: Readonly<Record<ErrorKind, string>> = {
   UNAVAILABLE: 'Unavailable', UNSUPPORTED: 'Unsupported', ALREADY_EXISTS: 'Already exists', CANCELLED: 'Cancelled',
 };
 
-const isTritonShaped = (e: TributaryError) => Errors.loadPollFailed.is(e) || Errors.loadVersionsFailed.is(e);
+const isTritonShaped = (e: TributaryError) => Errors.loadPollFailed.is(e) || Errors.loadRefused.is(e) || Errors.loadVersionsFailed.is(e);
 
 /** The reason without the "failed to load '<m>': " our errors start with. */
 function detail(model: string, e: TributaryError): string {
@@ -26,6 +29,7 @@ export function pollFailure(model: string, e: unknown): TributaryError {
   const err = toTributaryError(e);
   if (isTritonShaped(err)) return err;
   if (Errors.modelNotFound.is(err)) return Errors.loadPollFailed(model, 'model not found in any model repository');
+  if (err.kind === 'INVALID_ARG') return Errors.loadRefused(model, detail(model, err));
   return Errors.loadPollFailed(model, detail(model, err));
 }
 

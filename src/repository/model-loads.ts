@@ -78,7 +78,7 @@ export class ModelLoads {
         return await attempt();
       } catch (e) {
         const err = toTributaryError(e);
-        if (i >= retries || Errors.modelNotFound.is(err) || Errors.loadPollFailed.is(err) || Errors.loadParameterInvalid.is(err)) throw e;
+        if (i >= retries || Errors.modelNotFound.is(err) || Errors.loadPollFailed.is(err) || Errors.loadRefused.is(err) || Errors.loadParameterInvalid.is(err)) throw e;
         this.#o.env.log.warn(`load of '${name}' failed (${err.message}); retry ${i + 1} of ${retries}`);
       }
     }

@@ -82,8 +82,8 @@ test('the extension list is the same on both front ends', async () => {
 });
 
 test('load parameters from a neutral map: bytes or base64 for files, config must be a JSON object', async () => {
-  await assert.rejects(plane.load('identity_fp32', { config: '[1]' }), (e) => Errors.loadPollFailed.is(e));
-  await assert.rejects(plane.load('identity_fp32', { config: '{name' }), (e) => Errors.loadPollFailed.is(e));
+  await assert.rejects(plane.load('identity_fp32', { config: '[1]' }), (e) => Errors.loadRefused.is(e));
+  await assert.rejects(plane.load('identity_fp32', { config: '{name' }), (e) => Errors.loadRefused.is(e));
   await assert.rejects(plane.load('identity_fp32', { 'file:1/x': 'not base64!' , config: '{}' }), (e) => Errors.loadParameterInvalid.is(e));
   await assert.rejects(plane.load('identity_fp32', { 'file:1/x': new Uint8Array([1]) }), /need a 'config' parameter/);
   await assert.rejects(plane.unload('identity_fp32', { unload_dependents: 'yes' }), (e) => Errors.loadParameterInvalid.is(e));

@@ -209,7 +209,7 @@ test('explicit: load with a JSON config override replaces the config on disk', a
     assert.deepEqual([...(res.outputs[0]!.data as Float32Array)], [2, 3, 4, 5]);
 
     const bad = await expectError(server.loadModel('addk', { config: '{ not json' }));
-    assert.equal(bad.kind, 'INTERNAL');
+    assert.equal(bad.kind, 'INVALID_ARG', 'the request is at fault: 400 (Triton: INTERNAL)');
     assert.match(bad.message, /^failed to load 'addk', failed to poll from model repository: Invalid config override: the 'config' parameter is not valid JSON/);
     assert.equal(server.modelReady('addk'), true, 'a refused reload keeps serving the model');
   });
@@ -247,7 +247,7 @@ test('explicit: load a model that exists only in the request (config + files), t
     assert.equal(noConfig.kind, 'INVALID_ARG');
     assert.match(noConfig.message, /need a 'config' parameter/);
     const escape = await expectError(server.loadModel('up3', { config: JSON.stringify({ ...config, name: 'up3' }), files: { '../../evil.onnx': new Uint8Array(onnx) } }));
-    assert.equal(escape.kind, 'INTERNAL');
+    assert.equal(escape.kind, 'INVALID_ARG');
     assert.match(escape.message, /^failed to load 'up3', failed to poll from model repository: load parameter "file:\.\.\/\.\.\/evil\.onnx" is refused: it contains '\.\.'/);
   });
 });

@@ -188,18 +188,16 @@ export async function isReadyOverBoth(kit: Kit): Promise<[boolean, boolean]> {
 }
 
 /**
- * The whole verdict on one attack: refused with HTTP 400 / gRPC INVALID_ARGUMENT (500 / INTERNAL
- * for Triton's poll failures) and a message
+ * The whole verdict on one attack: refused with HTTP 400 / gRPC INVALID_ARGUMENT (the request's
+ * content is at fault, so also where Triton's words are those of its INTERNAL poll failure) and a message
  * starting with `prefix`; the message shows none of the server's own paths (repository, upload
  * directories) nor the secret;
  * nothing outside the repository changed or appeared; no upload directory is left; readiness is
  * as it was.
  */
 export async function assertRefused(kit: Kit, r: Refusal, prefix: string | RegExp, before: Map<string, string>, ready: [boolean, boolean] = [true, true]): Promise<void> {
-  // Triton's two load-failure shapes: a request it cannot poll (bad parameters) is INTERNAL.
-  const polled = / failed to poll from model repository: /.test(r.message);
-  if (r.transport === 'http') assert.equal(r.status, polled ? 500 : 400, `HTTP status for: ${r.message}`);
-  else assert.equal(r.status, polled ? status.INTERNAL : status.INVALID_ARGUMENT, `gRPC code for: ${r.message}`);
+  if (r.transport === 'http') assert.equal(r.status, 400, `HTTP status for: ${r.message}`);
+  else assert.equal(r.status, status.INVALID_ARGUMENT, `gRPC code for: ${r.message}`);
   if (typeof prefix === 'string') assert.ok(r.message.startsWith(prefix), `message should start with ${JSON.stringify(prefix)}:\n${r.message}`);
   else assert.match(r.message, prefix);
   for (const leak of [kit.base, kit.tmp, SECRET, 'second line']) {
