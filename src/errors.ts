@@ -430,8 +430,8 @@ export const Errors = {
     `--metrics-config: unknown setting ${q(setting)}; known: ${known.join(', ')}`),
   cacheConfigInvalid: define('TRB_CACHE_CONFIG_INVALID', 'INVALID_ARG', (arg: string, detail: string) =>
     `--cache-config ${arg}: ${detail}`),
-  graphModelNotFound: define('TRB_GRAPH_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string) =>
-    `model ${q(model)} is not in the repository, or its config cannot be read (see 'tributary validate')`),
+  graphModelNotFound: define('TRB_GRAPH_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, repositories: string) =>
+    `model ${q(model)} is not in the repositories searched (${repositories}), or its config cannot be read (see 'tributary validate'); add the repository that holds it with --model-repository`),
   graphNotPipeline: define('TRB_GRAPH_NOT_PIPELINE', 'INVALID_ARG', (model: string) =>
     `model ${q(model)} is not a pipeline (no ensemble_scheduling / steps)`),
   scaffoldBackend: define('TRB_SCAFFOLD_BACKEND', 'INVALID_ARG', (backend: string) =>
@@ -442,8 +442,8 @@ export const Errors = {
     `new-model: ${flag} is required (e.g. tributary new-model my_step --backend typescript --model-repository models)`),
   runModelInput: define('TRB_RUN_MODEL_INPUT', 'INVALID_ARG', (file: string, detail: string) =>
     `run-model: --input ${file}: ${detail}; give a v2 inference request body (e.g. the model's sample-request.json)`),
-  runModelNotFound: define('TRB_RUN_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, repo: string) =>
-    `run-model: repository ${repo} has no model ${q(model)}; name the model directory (<repository>/<model>)`),
+  runModelNotFound: define('TRB_RUN_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, repositories: string) =>
+    `run-model: no model ${q(model)} in the repositories searched (${repositories}); name the model directory (<repository>/<model>)`),
   runModelUnavailable: define('TRB_RUN_MODEL_UNAVAILABLE', 'UNAVAILABLE', (model: string, reason: string) =>
     `run-model: model ${q(model)} did not load: ${reason}`),
   scaffoldExists: define('TRB_SCAFFOLD_EXISTS', 'ALREADY_EXISTS', (dir: string) =>
@@ -497,8 +497,10 @@ export const Errors = {
     `model ${q(model)}: correlation ID ${id} cannot be given to control input ${q(input)} of type ${datatype}`),
 
   // backends
+  // Triton's Python backend is the one a newcomer brings most often; it has a porting guide.
   backendUnknown: define('TRB_BACKEND_UNKNOWN', 'INVALID_ARG', (model: string, backend: string, known?: readonly string[]) =>
-    `model ${q(model)}: unknown backend ${q(backend)}${known ? `; this server runs ${known.map(q).join(', ')}` : ''}`),
+    `model ${q(model)}: unknown backend ${q(backend)}${known ? `; this server runs ${known.map(q).join(', ')}` : ''}${
+      backend === 'python' ? '; a Python model is ported to a TypeScript one (backend: "typescript"): see docs/migrating-from-python.md' : ''}`),
   backendFailed: define('TRB_BACKEND_FAILED', 'INTERNAL', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
   providerUnavailable: define('TRB_PROVIDER_UNAVAILABLE', 'UNAVAILABLE', (model: string, provider: string) =>
     `model ${q(model)}: execution provider ${q(provider)} is not available on this machine (onnxruntime-node here ships the CPU provider only); remove it from optimization.execution_accelerators`),

@@ -2,13 +2,16 @@ import { BackendRegistry } from '../backend/index.js';
 import { isEnsemble, positionOf, formatProblems } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { compilePipeline, renderDot, renderMermaid } from '../pipeline/index.js';
-import { readRepositoryConfigs } from '../repository/index.js';
+import { readRepositoryConfigs, shownPath, unknownStepHints } from '../repository/index.js';
 import { defaultBackends } from '../server/index.js';
+import { BUILTIN_PIPELINES } from './builtin-pipelines.js';
 import { parseFlags, listFlag } from './flags.js';
 
-const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>] [--format=mermaid|dot]
+const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>]... [--format=mermaid|dot]
 
-Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT.
+Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT. --model-repository
+may be repeated: the pipeline and its step models may be in different repositories (default:
+the built-in pipelines, ./pipelines).
 `;
 
 export async function graph(argv: readonly string[]): Promise<number> {
@@ -29,13 +32,18 @@ export async function graph(argv: readonly string[]): Promise<number> {
   for (const b of defaultBackends()) registry.register(b);
   // Step configs are read as a load would read them (auto-completed from model files), so a
   // pipeline over config-less ONNX steps draws; only the pipeline's own problems are fatal here.
-  const { configs, parsed: parsedByName } = await readRepositoryConfigs(repos.length ? repos : ['pipelines'], registry);
+  const searched = repos.length ? repos : ['pipelines'];
+  const { configs, parsed: parsedByName } = await readRepositoryConfigs(searched, registry);
   const parsed = parsedByName.get(name);
-  if (!parsed) throw Errors.graphModelNotFound(name);
+  if (!parsed) throw Errors.graphModelNotFound(name, searched.map(shownPath).join(', '));
   if (!isEnsemble(parsed.config)) throw Errors.graphNotPipeline(name);
-  const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path, offset) => positionOf(parsed, path, offset));
+  const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path, offset) => positionOf(parsed, path, offset), [...configs.keys()]);
   if (!compiled.plan) {
-    process.stderr.write(formatProblems(compiled.problems.map((p) => ({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity }))) + '\n');
+    const hints = await unknownStepHints(new Map([[name, parsed.config]]), searched, [BUILTIN_PIPELINES]);
+    const hint = (m: string | undefined) => (m === undefined ? '' : hints.get(m) ?? '');
+    process.stderr.write(formatProblems(compiled.problems.map((p) => ({
+      file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message + hint(p.unknownModel), severity: p.severity,
+    }))) + '\n');
     return 1;
   }
   process.stdout.write((format === 'dot' ? renderDot(compiled.plan) : renderMermaid(compiled.plan)) + '\n');

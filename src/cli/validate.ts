@@ -1,12 +1,13 @@
 import { BackendRegistry, parseBackendConfig } from '../backend/index.js';
 import { formatProblems } from '../config/index.js';
 import { createLogger } from '../logger.js';
-import { validateRepository } from '../repository/index.js';
+import { shownPath, validateRepository } from '../repository/index.js';
 import { defaultBackends } from '../server/index.js';
+import { BUILTIN_PIPELINES } from './builtin-pipelines.js';
 import { applyFlagPolicy } from './flag-policy.js';
 import { parseFlags } from './flags.js';
-import { REPOSITORY_FLAGS, repositoryFlags } from './repository-flags.js';
-import { describeFlag, serveFlagSpec } from './serve-help.js';
+import { REPOSITORY_FLAGS, repositoryFlags, repositoryFlagsHelp } from './repository-flags.js';
+import { serveFlagSpec } from './serve-help.js';
 
 const validateHelp = () => `Usage: tributary validate <repository-dir>... [options]
 
@@ -15,18 +16,8 @@ load them: configs parse and validate, model files agree with their configs (aut
 included), scripts bundle and type-check, pipelines compile. Prints each problem as file:line:col
 and exits 1 if any is an error. Takes serve's repository flags, with the same meanings:
 
-${REPOSITORY_FLAGS.map((f) => `  --${f.name}${f.kind === 'none' ? '' : '=<value>'}\n${indented(describeFlag(f))}`).join('\n')}
+${repositoryFlagsHelp()}
 `;
-
-/** Word-wrapped to 100 columns under a 6-space indent. */
-function indented(text: string): string {
-  const lines = [''];
-  for (const word of text.split(' ')) {
-    if (lines[lines.length - 1]!.length + word.length + 1 > 94 && lines[lines.length - 1]) lines.push('');
-    lines[lines.length - 1] += (lines[lines.length - 1] ? ' ' : '') + word;
-  }
-  return lines.map((l) => `      ${l}`).join('\n');
-}
 
 export async function validate(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags('validate', argv, serveFlagSpec([...REPOSITORY_FLAGS, { group: '', name: 'help', kind: 'none', origin: 'tributary', status: 'implemented', help: '' }]));
@@ -48,10 +39,11 @@ export async function validate(argv: readonly string[]): Promise<number> {
     ...(flags.configName ? { configName: flags.configName } : {}),
     backendSettings: parseBackendConfig(flags.backendConfig, registry),
     namespacing: flags.namespacing,
+    nearby: [BUILTIN_PIPELINES],
   });
   const errors = report.problems.filter((p) => p.severity === 'error');
   const warnings = report.problems.filter((p) => p.severity === 'warning');
   if (report.problems.length) process.stdout.write(formatProblems(report.problems) + '\n');
-  process.stdout.write(`${report.models} model(s) checked: ${errors.length} error(s), ${warnings.length} warning(s)\n`);
+  process.stdout.write(`${report.models} model(s) checked: ${errors.length} error(s), ${warnings.length} warning(s) (repositories: ${dirs.map(shownPath).join(', ')})\n`);
   return errors.length ? 1 : 0;
 }

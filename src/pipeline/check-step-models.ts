@@ -29,7 +29,7 @@ export function checkStepModels(ctx: PipelineContext, resolve: Resolve, known: r
     if (!m) {
       const v = s.version === -1 ? '' : ` version ${s.version}`;
       const near = closest(s.model, known.filter((n) => n !== ctx.name));
-      sink.error(`${s.path}.model_name`, `${where(ctx, s)}: unknown model ${q(s.model)}${v}; it is not in the model repository (or not loaded)${near ? `; did you mean ${q(near)}?` : ''}`);
+      sink.unknownModel(`${s.path}.model_name`, `${where(ctx, s)}: unknown model ${q(s.model)}${v}; it is not in the model repository (or not loaded)${near ? `; did you mean ${q(near)}?` : ''}`, s.model);
       continue;
     }
     const via = callsPipeline(m, pipeline, resolve, new Set());

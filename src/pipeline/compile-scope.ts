@@ -122,6 +122,7 @@ function bodySink(parent: ProblemSink, scope: Scope): ProblemSink {
     problems: parent.problems,
     error: (path, message, shift) => parent.error(rewrite(path), message, shift),
     warn: (path, message) => parent.warn(rewrite(path), message),
+    unknownModel: (path, message, model) => parent.unknownModel(rewrite(path), message, model),
   };
 }
 

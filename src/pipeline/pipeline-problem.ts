@@ -5,6 +5,8 @@ export interface PipelineProblem {
   path: string;
   message: string;
   severity: 'error' | 'warning';
+  /** Set on the error for a step whose model is unknown: a caller that knows where to look can say where it is. */
+  unknownModel?: string;
   file?: string;
   line?: number;
   col?: number;
@@ -18,13 +20,15 @@ export interface ProblemSink {
   /** `shift` moves the column right, to a character inside a string (a condition's offset). */
   error(path: string, message: string, shift?: number): void;
   warn(path: string, message: string): void;
+  /** The error for a step naming a model that `resolve` does not know. */
+  unknownModel(path: string, message: string, model: string): void;
 }
 
 /** Collects every problem (validators never stop at the first one) and attaches locations. */
 export function createProblemSink(locate?: Locate): ProblemSink {
   const problems: PipelineProblem[] = [];
-  const add = (severity: PipelineProblem['severity'], path: string, message: string, shift = 0) => {
-    const p: PipelineProblem = { path, message, severity };
+  const add = (severity: PipelineProblem['severity'], path: string, message: string, shift = 0, model?: string) => {
+    const p: PipelineProblem = model === undefined ? { path, message, severity } : { path, message, severity, unknownModel: model };
     const at = locate?.(path, shift);
     if (at) Object.assign(p, at);
     problems.push(p);
@@ -33,6 +37,7 @@ export function createProblemSink(locate?: Locate): ProblemSink {
     problems,
     error: (path, message, shift) => add('error', path, message, shift),
     warn: (path, message) => add('warning', path, message),
+    unknownModel: (path, message, model) => add('error', path, message, 0, model),
   };
 }
 

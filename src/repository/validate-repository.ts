@@ -10,6 +10,7 @@ import { compilePipeline } from '../pipeline/index.js';
 import { findDependencyCycle } from './find-dependency-cycle.js';
 import { findModels, listVersions } from './find-models.js';
 import { readModelConfig } from './read-model-config.js';
+import { unknownStepHints } from './unknown-step-hints.js';
 import { validateNamespaces } from './validate-namespaces.js';
 
 export interface ValidateOptions {
@@ -26,6 +27,11 @@ export interface ValidateOptions {
   backendSettings?: BackendSettings;
   /** --model-namespacing: each repository is checked as a namespace; a name may be in several. */
   namespacing?: boolean;
+  /**
+   * Repositories the searched ones do not include but a user may have meant (the built-in
+   * pipelines): an unknown step model found there is named with the flag that adds it.
+   */
+  nearby?: readonly string[];
 }
 
 export interface RepositoryReport {
@@ -41,7 +47,7 @@ export interface RepositoryReport {
 export async function validateRepository(paths: readonly string[], registry: BackendRegistry, options: ValidateOptions = {}): Promise<RepositoryReport> {
   if (options.namespacing && paths.length > 1) return validateNamespaces(paths, registry, options);
   const read = await readRepositoryConfigs(paths, registry, { backendChecks: true, ...options });
-  checkPipelines(read);
+  checkPipelines(read, undefined, await unknownStepHints(read.configs, paths, options.nearby));
   return { models: read.models, problems: read.problems };
 }
 
@@ -49,7 +55,7 @@ export async function validateRepository(paths: readonly string[], registry: Bac
  * Compile every pipeline of `read`, adding its problems to read.problems. A step `read` does not
  * have is looked up with `elsewhere` (--model-namespacing: the other repositories).
  */
-export function checkPipelines(read: RepositoryConfigs, elsewhere?: { config: (m: string) => ModelConfig | undefined; known: readonly string[] }): void {
+export function checkPipelines(read: RepositoryConfigs, elsewhere?: { config: (m: string) => ModelConfig | undefined; known: readonly string[] }, hints?: ReadonlyMap<string, string>): void {
   const { problems, configs, parsed: parsedByName } = read;
   const known = [...configs.keys(), ...(elsewhere?.known ?? [])];
   const stepsOf = (m: string) => {
@@ -69,7 +75,8 @@ export function checkPipelines(read: RepositoryConfigs, elsewhere?: { config: (m
     }
     const compiled = compilePipeline(config, (m) => configs.get(m) ?? elsewhere?.config(m), (path, offset) => positionOf(parsed, path, offset), known);
     for (const p of compiled.problems) {
-      problems.push({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message, severity: p.severity });
+      const hint = p.unknownModel === undefined ? '' : hints?.get(p.unknownModel) ?? '';
+      problems.push({ file: p.file ?? parsed.file, line: p.line ?? 1, col: p.col ?? 1, path: p.path, message: p.message + hint, severity: p.severity });
     }
   }
 }
@@ -126,7 +133,10 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
         if (!options.strict && factory.autoComplete) config = await factory.autoComplete(structuredClone(config), ctx);
         checked = { factory, ctx };
       } catch (e) {
-        problems.push(...placeModelProblems(name, toTributaryError(e).message, parsed));
+        const err = toTributaryError(e);
+        // An unknown backend is placed at the field that names it.
+        const at = Errors.backendUnknown.is(err) ? (config.backend ? 'backend' : config.platform ? 'platform' : '') : '';
+        problems.push(...placeModelProblems(name, err.message, parsed, at));
       }
     }
     // validateConfig returns the parse problems first, then the semantic ones.
@@ -154,24 +164,39 @@ async function fileNameProblems(name: string, dir: string, config: ModelConfig, 
   return out;
 }
 
+const TENSOR_PART = /^(?:config |model )?(input|output) '([^']+)'(?::? ?config (data_type|dims|reshape))?/;
+
+/**
+ * A load error's text without the model prefix it already carries (`failed to load 'm': ` from a
+ * load, `model 'm': ` from a backend), since the report puts `model 'm': ` before every message.
+ */
+function ownMessage(name: string, message: string): string {
+  for (const prefix of [`failed to load '${name}': `, `model '${name}': `]) if (message.startsWith(prefix)) return message.slice(prefix.length);
+  return message;
+}
+
 /**
  * Backends report config/model disagreements as one message ("input 'X': config data_type ...;
  * output 'Y': ..."); split it and place each part at the config entry it names, so the user gets
  * file:line:col of the tensor rather than of the file.
  */
-function placeModelProblems(name: string, message: string, parsed: ParsedConfig): ConfigProblem[] {
-  const prefix = `failed to load '${name}': `;
-  const body = message.startsWith(prefix) ? message.slice(prefix.length) : message;
-  return body.split('; ').map((part) => {
-    const m = /^(?:config |model )?(input|output) '([^']+)'(?::? ?config (data_type|dims|reshape))?/.exec(part);
-    let path = '';
+function placeModelProblems(name: string, message: string, parsed: ParsedConfig, at = ''): ConfigProblem[] {
+  // Only the parts that name a tensor are split off: the rest of a message ("; this server runs
+  // ...", "; remove it") belongs to the part before it.
+  const parts: string[] = [];
+  for (const part of ownMessage(name, message).split('; ')) {
+    if (parts.length && !TENSOR_PART.test(part)) parts[parts.length - 1] += `; ${part}`;
+    else parts.push(part);
+  }
+  return parts.map((part) => {
+    const m = TENSOR_PART.exec(part);
+    let path = at;
     if (m) {
       const kind = m[1] as 'input' | 'output';
       const i = parsed.config[kind].findIndex((io) => io.name === m[2]);
       if (i >= 0) path = `${kind}[${i}]${m[3] ? `.${m[3]}` : ''}`;
     }
-    const at = positionOf(parsed, path);
-    return { ...at, path, message: `model '${name}': ${part}`, severity: 'error' as const };
+    return { ...positionOf(parsed, path), path, message: `model '${name}': ${part}`, severity: 'error' as const };
   });
 }
 
@@ -189,9 +214,7 @@ async function backendCheckProblems(name: string, dir: string, config: ModelConf
     const message = toTributaryError(e).message;
     const at = /(?:^|\n\s*)([^\s:'"]+):(\d+):(\d+): /.exec(message);
     if (!at) return [...out, ...placeModelProblems(name, message, parsed)];
-    const prefix = `failed to load '${name}': `;
-    const body = message.startsWith(prefix) ? message.slice(prefix.length) : message;
-    out.push({ file: join(dir, at[1]!), line: Number(at[2]), col: Number(at[3]), path: '', message: `model '${name}': ${body}`, severity: 'error' });
+    out.push({ file: join(dir, at[1]!), line: Number(at[2]), col: Number(at[3]), path: '', message: `model '${name}': ${ownMessage(name, message)}`, severity: 'error' });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { from, Observable, switchMap } from 'rxjs';
 import type { BackendFactory } from '../backend/index.js';
 import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import { BackendRegistry, parseBackendConfig } from '../backend/index.js';
@@ -21,6 +21,13 @@ export interface ServerOptions {
   modelControlMode?: ControlMode;
   /** Models to load at start in explicit mode ('*' = all). */
   loadModels?: readonly string[];
+  /**
+   * Explicit mode: a request (a BLS call included) for a model of the repositories that is not
+   * loaded loads it first, once; a failed load is not retried. For `run-model`, which loads the
+   * model it runs and its pipeline steps but cannot know a script's callees before they are
+   * called; never for a server, where any client could load any model by asking for it.
+   */
+  loadOnDemand?: boolean;
   repositoryPollSecs?: number;
   /** true: every model needs a complete config; false (default): auto-complete from model files. */
   strictModelConfig?: boolean;
@@ -120,6 +127,9 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   const logReadiness = options.logReadiness ? createReadinessLog(log) : () => undefined;
   const tracer = options.tracer;
 
+  // The loads loadOnDemand started, by model: later requests wait for the same one, and after a
+  // failed one get its error from the repository rather than start another.
+  const onDemand = options.loadOnDemand && options.modelControlMode === 'explicit' ? new Map<string, Promise<void>>() : undefined;
   // Declared before the repository so BLS children and pipeline steps can reach it.
   const infer = (request: InferenceRequest): Observable<InferenceResponse> =>
     new Observable<InferenceResponse>((subscriber) => {
@@ -127,8 +137,13 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       try {
         model = repository.get(request.model, request.version);
       } catch (e) {
-        subscriber.error(e);
-        return undefined;
+        if (!onDemand) {
+          subscriber.error(e);
+          return undefined;
+        }
+        let load = onDemand.get(request.model);
+        if (!load) onDemand.set(request.model, load = repository.load(request.model).catch(() => undefined));
+        return from(load).pipe(switchMap(() => repository.get(request.model, request.version).infer(request))).subscribe(subscriber);
       }
       return model.infer(request).subscribe(subscriber);
     });
