@@ -430,6 +430,14 @@ export const Errors = {
     `--metrics-config: unknown setting ${q(setting)}; known: ${known.join(', ')}`),
   cacheConfigInvalid: define('TRB_CACHE_CONFIG_INVALID', 'INVALID_ARG', (arg: string, detail: string) =>
     `--cache-config ${arg}: ${detail}`),
+  captureConfigInvalid: define('TRB_CAPTURE_CONFIG_INVALID', 'INVALID_ARG', (entry: string, detail: string) =>
+    `--capture-config ${entry}: ${detail}`),
+  captureDirUnusable: define('TRB_CAPTURE_DIR_UNUSABLE', 'INVALID_ARG', (dir: string, why: string) =>
+    `--capture-config dir=${dir}: ${why}`),
+  captureSourceUnreadable: define('TRB_CAPTURE_SOURCE_UNREADABLE', 'UNAVAILABLE', (source: string, why: string) =>
+    `cannot read captured requests from ${source}: ${why}`),
+  captureNotFound: define('TRB_CAPTURE_NOT_FOUND', 'NOT_FOUND', (what: string, source: string) =>
+    `no captured request ${what} in ${source}; 'tributary inspect ${source}' lists the captured requests`),
   graphModelNotFound: define('TRB_GRAPH_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, repositories: string) =>
     `model ${q(model)} is not in the repositories searched (${repositories}), or its config cannot be read (see 'tributary validate'); add the repository that holds it with --model-repository`),
   graphNotPipeline: define('TRB_GRAPH_NOT_PIPELINE', 'INVALID_ARG', (model: string) =>

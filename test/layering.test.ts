@@ -55,6 +55,8 @@ const RANK: Record<string, number> = {
   protocol: 1,
   // dataplane/ owns every API operation, protocol-neutral: the front ends only translate to it.
   dataplane: 1,
+  // capture/ is the edge's tap on requests (queue, sinks: files, CloudEvents, Redis) and reading it back.
+  capture: 1,
   server: 2,
   model: 3, repository: 3,
   pipeline: 4, dataflow: 4, scheduler: 4,
@@ -83,7 +85,8 @@ function allowedByRole(from: string, to: string): boolean | undefined {
   if (from === 'inference') return to === 'tensor' || to === 'errors';
   if (from === 'backends') return to !== 'server' && RANK[to] !== undefined && RANK[to]! >= RANK.backend!;
   // dataplane/ reads JSON carried inside requests (a load's `config`) with the protocol's depth bound.
-  if (to === 'protocol') return from === 'frontend' || from === 'client' || from === 'protocol' || from === 'dataplane';
+  // capture/ writes tensors as v2 JSON does (its records, CloudEvents bodies).
+  if (to === 'protocol') return from === 'frontend' || from === 'client' || from === 'protocol' || from === 'dataplane' || from === 'capture';
   return undefined;
 }
 
@@ -263,7 +266,7 @@ const IO_LIBRARIES = new Set([
   'fastify', '@grpc/grpc-js', '@grpc/proto-loader', 'onnxruntime-node', 'isolated-vm', 'prom-client',
   'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'ioredis',
 ]);
-const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths', 'cache', 'trace']);
+const IO_FOLDERS = new Set(['frontend', 'repository', 'metrics', 'cli', 'client', 'backends', 'paths', 'cache', 'trace', 'capture']);
 
 test('I/O libraries only at the edges (frontend/, repository/, metrics/, cli/, client/, backends/, paths/)', () => {
   const bad = EDGES

@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import type { BackendRequest, ModelHost } from '../../src/backend/index.js';
-import { CancelSource, callChainOf, setCallChain, type CallLink, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type TraceSpawner } from '../../src/inference/index.js';
+import { CancelSource, callChainOf, setCallChain, type CallLink, type CancelSignal, type InferenceRequest, type CaptureTap, type InferenceResponse, type Parameters, type TraceSpawner } from '../../src/inference/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
 import type { WireChildRequest } from './bls/wire.js';
 import { tensorFromWire } from './tensor-codec.js';
@@ -11,6 +11,8 @@ export interface ParentContext {
   priority?: number;
   /** The caller's trace, when it is traced: the child's trace is opened under it. */
   trace?: TraceSpawner;
+  /** The caller's capture record, when it is captured: each child call is recorded under it. */
+  capture?: CaptureTap;
   /** The caller's chain, the caller included. */
   chain: readonly CallLink[];
   signal: CancelSignal;
@@ -19,7 +21,7 @@ export interface ParentContext {
 }
 
 /** One abort listener per parent, however many children: many children must not pile up listeners. */
-function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined, chain: readonly CallLink[], trace?: TraceSpawner): ParentContext {
+function context(signal: CancelSignal, deadline: number | undefined, priority: number | undefined, chain: readonly CallLink[], trace?: TraceSpawner, capture?: CaptureTap): ParentContext {
   const fns = new Set<() => void>();
   let hooked = false;
   return {
@@ -28,6 +30,7 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
     ...(deadline !== undefined ? { deadline } : {}),
     ...(priority ? { priority } : {}),
     ...(trace ? { trace } : {}),
+    ...(capture ? { capture } : {}),
     watch(f) {
       if (!hooked) {
         hooked = true;
@@ -46,7 +49,7 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
  */
 export function parentContext(batch: readonly BackendRequest[], index: number, model: string, instances: number): ParentContext {
   const self: CallLink = { model, slots: instances, bound: 'instance_group count' };
-  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...callChainOf(b.request), self], b.request.trace);
+  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...callChainOf(b.request), self], b.request.trace, b.request.capture);
   if (index >= 0 && index < batch.length) return one(batch[index]!);
   if (batch.length === 1) return one(batch[0]!);
   const ctl = new CancelSource();
@@ -65,6 +68,7 @@ export function parentContext(batch: readonly BackendRequest[], index: number, m
     [...longest, self],
     // A call made for the whole batch is traced under the first traced request of it.
     batch.find((b) => b.request.trace)?.request.trace,
+    batch.find((b) => b.request.capture)?.request.capture,
   );
 }
 
@@ -104,12 +108,15 @@ export function startChild(host: ModelHost, req: InferenceRequest, parent: Paren
   let ended = false;
   const started = performance.now();
   // The chain ends with the calling script's model.
+  const rec = parent.capture?.open('call', req.model, req.model, req.inputs);
+  if (rec) req.capture = rec;
   const record = (success: boolean) => host.childCall?.(parent.chain.at(-1)?.model ?? '', req.model, (performance.now() - started) * 1e6, success);
   // No signal of its own: unsubscribing cancels the child (the host contract).
   const onAbort = () => {
     if (ended) return;
     ended = true;
     sub?.unsubscribe();
+    rec?.cancel();
     record(false);
     obs.error(Errors.cancelled(req.model));
   };
@@ -118,13 +125,13 @@ export function startChild(host: ModelHost, req: InferenceRequest, parent: Paren
   const end = (success: boolean) => { ended = true; unwatch(); record(success); };
   try {
     sub = host.infer(req).subscribe({
-      next: (r) => { if (!ended) obs.next(r); },
-      error: (e: unknown) => { if (!ended) { end(false); obs.error(toTributaryError(e)); } },
-      complete: () => { if (!ended) { end(true); obs.complete(); } },
+      next: (r) => { if (!ended) { rec?.respond(r.outputs, r.version); obs.next(r); } },
+      error: (e: unknown) => { if (!ended) { rec?.end(e); end(false); obs.error(toTributaryError(e)); } },
+      complete: () => { if (!ended) { rec?.end(); end(true); obs.complete(); } },
     });
   } catch (e) {
-    if (!ended) { end(false); obs.error(toTributaryError(e)); }
+    if (!ended) { rec?.end(e); end(false); obs.error(toTributaryError(e)); }
   }
   if (ended) sub?.unsubscribe();
-  return () => { if (!ended) { end(false); sub?.unsubscribe(); } };
+  return () => { if (!ended) { rec?.cancel(); end(false); sub?.unsubscribe(); } };
 }

@@ -10,6 +10,8 @@ Commands:
   new-model   scaffold a TypeScript model directory               tributary new-model --help
   run-model   run one request through a model once, print outputs tributary run-model --help
   perf        load-test a model like perf_analyzer                tributary perf --help
+  inspect     show captured requests, one as its tree of steps    tributary inspect --help
+  replay      send captured requests again, compare the answers   tributary replay --help
 
 Options:
   --help, -h  print this help
@@ -30,6 +32,8 @@ const COMMANDS: Record<string, Command> = {
   'new-model': async (argv) => (await import('./new-model.js')).newModel(argv),
   'run-model': async (argv) => (await import('./run-model.js')).runModel(argv),
   perf: async (argv) => (await import('./perf.js')).perf(argv),
+  inspect: async (argv) => (await import('./inspect.js')).inspect(argv),
+  replay: async (argv) => (await import('./replay.js')).replay(argv),
 };
 
 /** Entry point; returns the exit code. Errors print one clear line, never a stack. */

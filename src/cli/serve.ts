@@ -8,7 +8,9 @@ import { createDataPlane } from '../dataplane/index.js';
 import { httpOptionsFromFlags } from './http-flags.js';
 import { exposureWarnings, parseRestrictions } from '../frontend/restrict/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
-import { METRICS_INTERVAL_MS, createMetrics, startMetricsServer } from '../metrics/index.js';
+import { METRICS_INTERVAL_MS, createMetrics, registerCaptureMetrics, startMetricsServer } from '../metrics/index.js';
+import { createCapture, parseCaptureConfig } from '../capture/index.js';
+import type { ModelConfig } from '../config/index.js';
 import { parseCacheConfig } from '../cache/index.js';
 import { boolFlag, intFlag, listFlag, parseFlags, portFlag } from './flags.js';
 import { applyFlagPolicy } from './flag-policy.js';
@@ -99,6 +101,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
   if (allowMetrics && gpuMetrics && f['allow-gpu-metrics'] !== undefined) log.info('--allow-gpu-metrics=true: no GPU is used, so no GPU metric family is exported');
   const rateLimit = rateLimitFromFlags(f, log);
   const traceSettings = traceSettingsFromFlags(f);
+  const captureSettings = parseCaptureConfig(listFlag(f['capture-config']));
   const tracer = new Tracer(createLogger('trace'), openTelemetryFromFlags(f));
   const grpcOptions = allowGrpc ? grpcOptionsFromFlags(f, log) : {};
   const httpOptions = allowHttp ? httpOptionsFromFlags(f, log) : {};
@@ -126,6 +129,10 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
     if (loading) log.info(`${s} received while the repository is loading: the server stops once the load ends, without serving`);
   });
   log.verbose(1, `loading the model repository ${repos.join(', ')} (--model-control-mode=${mode})`);
+  // Opened before the load, so a capture directory that cannot be used stops the server at once;
+  // a model's own capture_rate is read from the server once it exists.
+  let configOf: ((model: string) => ModelConfig) | undefined;
+  const capture = captureSettings ? await createCapture(captureSettings, { modelConfig: (m) => configOf?.(m) }) : undefined;
   // Imported here, past the primary's branch: the primary loads no model and so skips the ~190 MB they cost.
   const { createServer } = await import('../server/index.js');
   const server = await createServer({
@@ -146,10 +153,15 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
     ...(responseCache ? { responseCache } : {}),
     ...rateLimit,
     tracer,
+  }).catch(async (e: unknown) => {
+    await capture?.close();
+    throw e;
   });
   loading = false;
+  configOf = (m) => server.modelConfig(m);
   if (stopRequested) {
     await server.close();
+    await capture?.close();
     log.info('stopped');
     return 0;
   }
@@ -158,6 +170,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
   if (exitOnError && index.some((m) => m.state !== 'READY' && m.reason !== 'unloaded')) {
     for (const m of index) log.info(modelLine(m));
     await server.close();
+    await capture?.close();
     log.error('a model failed to load and --exit-on-error=true (tritonserver\'s default); --exit-on-error=false serves the models that loaded');
     return 1;
   }
@@ -175,11 +188,13 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
   const ports: PrivatePorts = {};
   const sharedMemory = shmEnabled ? createSharedMemoryRegistry() : undefined;
   // One data plane for both front ends: one trace-settings store, one extension list.
-  const dataPlane = createDataPlane(front, { ...(sharedMemory ? { sharedMemory } : {}), tracer, traceSettings });
+  const dataPlane = createDataPlane(front, { ...(sharedMemory ? { sharedMemory } : {}), tracer, traceSettings, ...(capture ? { capture } : {}) });
   const closers: (() => Promise<void>)[] = [];
   const shutdown = async () => {
     for (const c of closers) await c().catch(() => undefined);
     await server.close();
+    // After the server: the records of the requests the drain let finish are written too.
+    await capture?.close();
   };
   try {
     if (allowHttp) {
@@ -223,12 +238,14 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
     if (allowMetrics && link) {
       // The primary owns the metrics port and asks each replica for its registry at scrape time.
       const m = createMetrics(server, metricsConfig, { cpu: false });
+      if (capture) registerCaptureMetrics(m.registry, capture);
       link.setMetrics(m.registry);
       closers.push(async () => m.detach());
     } else if (allowMetrics) {
       const m = await startMetricsServer(server, {
         port: metricsPort, host: metricsHost, config: metricsConfig, cpu: cpuMetrics, intervalMs: metricsIntervalMs,
       });
+      if (capture) registerCaptureMetrics(m.registry, capture);
       closers.push(m.close);
       listeners.push({ name: 'metrics', host: metricsHost, port: m.port, path: '/metrics' });
     }

@@ -56,14 +56,19 @@ export function runLoop(step: PlanStep, inputs: readonly Tensor[], ctx: RunConte
       outer?.iteration(step.position);
       let result: Tensor[] | undefined;
       let ended = false;
-      const sub: Subscription = run(loop.plan, { ...ctx, request: subRequest(ctx, [...carried.values(), ...others]) }).subscribe({
-        next: (o) => { result = o; },
+      const request = subRequest(ctx, [...carried.values(), ...others]);
+      const rec = request.capture?.open('iteration', `${step.name}[${i}]`, pipeline, request.inputs);
+      if (rec) request.capture = rec;
+      const sub: Subscription = run(loop.plan, { ...ctx, request }).subscribe({
+        next: (o) => { result = o; rec?.respond(o); },
         error: (e: unknown) => {
           ended = true;
+          rec?.end(e);
           fail(nestedFailure(Errors.pipelineLoopIterationFailed(pipeline, step.name, i), e));
         },
         complete: () => {
           ended = true;
+          rec?.end();
           current = undefined;
           for (const nx of loop.next) {
             const t = result?.find((x) => x.name === nx.from);
@@ -73,6 +78,7 @@ export function runLoop(step: PlanStep, inputs: readonly Tensor[], ctx: RunConte
           advance();
         },
       });
+      if (rec) sub.add(() => rec.cancel());
       if (!ended && !closed) current = sub;
       else if (closed) sub.unsubscribe();
     };

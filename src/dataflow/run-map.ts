@@ -21,6 +21,7 @@ export function subRequest(ctx: RunContext, inputs: readonly Tensor[]): Inferenc
   if (request.parameters !== undefined) r.parameters = request.parameters;
   if (request.sequence !== undefined) r.sequence = request.sequence;
   if (request.trace !== undefined) r.trace = request.trace;
+  if (request.capture !== undefined) r.capture = request.capture;
   return r;
 }
 
@@ -72,15 +73,20 @@ export function runMap(step: PlanStep, inputs: readonly Tensor[], ctx: RunContex
       let ended = false;
       let result: Tensor[] | undefined;
       let sub: Subscription | undefined;
+      const request = subRequest(ctx, [item, ...rest]);
+      const rec = request.capture?.open('item', `${step.name}[${i}]`, pipeline, request.inputs);
+      if (rec) request.capture = rec;
       // A synchronous sub-run completes inside subscribe(), before `sub` is assigned; `ended` covers that.
-      sub = run(map.plan, { ...ctx, request: subRequest(ctx, [item, ...rest]) }).subscribe({
-        next: (o) => { result = o; },
+      sub = run(map.plan, { ...ctx, request }).subscribe({
+        next: (o) => { result = o; rec?.respond(o); },
         error: (e: unknown) => {
           ended = true;
+          rec?.end(e);
           fail(nestedFailure(Errors.pipelineMapItemFailed(pipeline, step.name, i, n), e));
         },
         complete: () => {
           ended = true;
+          rec?.end();
           if (sub) running.delete(sub);
           results[i] = result ?? [];
           inflight--;
@@ -88,6 +94,7 @@ export function runMap(step: PlanStep, inputs: readonly Tensor[], ctx: RunContex
           pump();
         },
       });
+      if (rec) sub.add(() => rec.cancel());
       if (!ended && !closed) running.add(sub);
       else if (closed) sub.unsubscribe();
     };

@@ -224,15 +224,21 @@ class PlanRun {
     if (deadline !== undefined) child.deadline = deadline;
     if (request.trace !== undefined) child.trace = request.trace;
     if (this.#ctx.chain !== undefined) setCallChain(child, this.#ctx.chain);
+    // A captured run records each node under the request's record; what runs for it records under the node's.
+    const rec = request.capture?.open('step', step.name, step.kind === 'model' ? step.model : this.#ctx.pipeline, inputs);
+    if (rec) child.capture = rec;
 
     this.#pending++;
     const call: ChildCall = { step, started: clock.now(), version: undefined, responded: false, settled: false, sub: undefined };
     let ended = false;
     let source: Observable<InferenceResponse>;
     try {
-      source = step.kind === 'model' ? this.#ctx.host.infer(child) : runNested(step, inputs, (n) => scope.lookup(n), this.#ctx, runPlan);
+      source = step.kind === 'model'
+        ? this.#ctx.host.infer(child)
+        : runNested(step, inputs, (n) => scope.lookup(n), rec ? { ...this.#ctx, request: { ...request, capture: rec } } : this.#ctx, runPlan);
     } catch (e) {
       // A host that throws instead of erroring its stream still fails only this request.
+      rec?.end(e);
       stats?.failure(step.position);
       return this.#fail(this.#stepError(step, e));
     }
@@ -242,10 +248,12 @@ class PlanRun {
       next: (resp) => {
         call.version = resp.version;
         call.responded = true;
+        rec?.respond(resp.outputs, resp.version);
         this.#onResponse(step, scope, resp);
       },
       error: (e: unknown) => {
         ended = true;
+        rec?.end(e);
         this.#children.delete(call);
         if (call.settled) return;
         call.settled = true;
@@ -254,6 +262,7 @@ class PlanRun {
       },
       complete: () => {
         ended = true;
+        rec?.end();
         this.#children.delete(call);
         if (call.settled) return;
         call.settled = true;
@@ -262,6 +271,8 @@ class PlanRun {
       },
     });
     call.sub = sub;
+    // Unsubscribed before its end (the run failed or returned): a step that answered is done, the rest cancelled.
+    if (rec) sub.add(() => (call.responded && !step.decoupled ? rec.end() : rec.cancel()));
     if (ended) this.#children.delete(call);
     else if (this.#closed) sub.unsubscribe();
   }

@@ -14,6 +14,7 @@ import { sharedMemoryOperations, type SharedMemoryOperations, type SharedMemoryR
 import type { SettingsPatch } from './setting-value.js';
 import { createTraceSettings, type TraceSettingValues } from './trace-settings.js';
 import type { Tracer } from '../trace/index.js';
+import type { Capture } from '../capture/index.js';
 import { createEdge, type Edge, type EdgeOptions } from './edge.js';
 
 export interface DataPlaneOptions {
@@ -23,6 +24,8 @@ export interface DataPlaneOptions {
   tracer?: Tracer;
   /** Start-up trace settings (the serve flags), checked by the same rules as the API's. */
   traceSettings?: SettingsPatch;
+  /** Data capture (--capture-config): every edge's top-level requests pass its tap. */
+  capture?: Capture;
 }
 
 export type LoadParameters = Readonly<Record<string, LoadParameterValue>>;
@@ -98,7 +101,7 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     isDecoupled: (model, version) => server.modelConfig(model, ver(version)).model_transaction_policy?.decoupled === true,
     modelStatistics: (model, version) => server.modelStatistics(model || undefined, ver(version)),
     infer: (request) => server.infer(request),
-    edge: (edgeOptions) => createEdge((request) => server.infer(request), edgeOptions),
+    edge: (edgeOptions) => createEdge((request) => server.infer(request), { ...edgeOptions, capture: options.capture }),
     repositoryIndex: (opts) => server.repositoryIndex(opts?.ready === undefined ? {} : { ready: opts.ready }),
     load: async (model, parameters = {}) => server.loadModel(model, loadOptions(model, parameters)),
     unload: async (model, parameters = {}) => server.unloadModel(model, { unloadDependents: unloadDependents(model, parameters) }),

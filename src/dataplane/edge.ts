@@ -8,6 +8,7 @@
 import type { Observable } from 'rxjs';
 import { forwardHeaders } from '../protocol/index.js';
 import type { InferenceRequest, InferenceResponse, TraceContext } from '../inference/index.js';
+import type { Capture } from '../capture/index.js';
 
 /** The caller's headers (HTTP headers, gRPC metadata), read only as far as a policy needs them. */
 export interface CallerHeaders {
@@ -20,6 +21,8 @@ export interface CallerHeaders {
 export interface EdgeOptions {
   /** Headers whose whole name matches become string request parameters (Triton's --*-header-forward-pattern). */
   headerForwardPattern?: RegExp | undefined;
+  /** Data capture (--capture-config), the server's one: the data plane sets it on every edge. */
+  capture?: Capture | undefined;
 }
 
 /** One admitted request: its responses, and the span that serves it once it is traced. */
@@ -44,6 +47,7 @@ const UNTRACED = (): undefined => undefined;
 
 export function createEdge(infer: (request: InferenceRequest) => Observable<InferenceResponse>, options: EdgeOptions = {}): Edge {
   const pattern = options.headerForwardPattern;
+  const capture = options.capture;
   return {
     infer(request, headers) {
       if (pattern) {
@@ -55,7 +59,8 @@ export function createEdge(infer: (request: InferenceRequest) => Observable<Infe
       const parent = headers.get('traceparent');
       let context: TraceContext | undefined;
       if (parent !== undefined) request.traceContext = context = { parent };
-      const responses = infer(request);
+      // Capture decides last, on the request as the model will see it (forwarded headers included).
+      const responses = capture === undefined ? infer(request) : capture.tap(request, infer);
       return { responses, traceparent: context ? () => context.traceparent : UNTRACED };
     },
   };

@@ -4,6 +4,7 @@
  */
 export type { ParamValue, Parameters, RequestedOutput, SequenceFlags, InferenceRequest, BatchTrace, RequestTrace, TraceActivity, TraceContext, TraceSpawner } from './inference-request.js';
 export type { InferenceResponse } from './inference-response.js';
+export type { CaptureKind, CaptureRecord, CaptureTap } from './capture-tap.js';
 export { isReservedParameter } from './reserved-parameters.js';
 export { CancelSource } from './cancel-signal.js';
 export { callChainOf, checkCallCycle, setCallChain } from './call-chain.js';

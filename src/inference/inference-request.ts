@@ -1,5 +1,6 @@
 import type { Tensor } from '../tensor/index.js';
 import type { CancelSignal } from './cancel-signal.js';
+import type { CaptureTap } from './capture-tap.js';
 
 /** Request and response parameter values (KServe v2 `parameters`, gRPC InferParameter). */
 export type ParamValue = string | number | boolean | bigint;
@@ -50,6 +51,11 @@ export interface InferenceRequest {
    * here, and pipeline steps and BLS children carry their parent's so they are traced under it.
    */
   trace?: TraceSpawner;
+  /**
+   * Set only on a captured request (--capture-config): pipeline steps, map items, loop iterations
+   * and BLS children open their records under it and carry their own on (capture-tap.ts).
+   */
+  capture?: CaptureTap;
   /**
    * W3C trace context of a request that came with a `traceparent` (HTTP header, gRPC metadata):
    * in opentelemetry mode its span joins the caller's trace, and the tracer writes back the

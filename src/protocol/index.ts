@@ -19,5 +19,5 @@ export {
 export type {
   DecodedInfer, SharedMemoryAccess,
 } from './v2-json.js';
-export { rawBytesJsonText } from './raw-bytes-json.js';
+export { jsonWireBytes, rawBytesJsonText } from './raw-bytes-json.js';
 export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';
