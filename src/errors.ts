@@ -584,6 +584,28 @@ export function isTensorLevelError(e: unknown): e is TributaryError {
   return e instanceof TributaryError && TENSOR_LEVEL.has(e.code);
 }
 
+/**
+ * The most UTF-8 bytes of one message that leave the process: an error's text in a response (HTTP
+ * body, gRPC status details, a stream's error_message, an SSE error event) and a log line. A script
+ * may throw a message of any size; 8 KiB holds every catalog message with its whole path, and a
+ * config's problem list of about a hundred lines (docs/errors.md, "Long messages").
+ */
+export const MAX_MESSAGE_BYTES = 8192;
+
+/** Room kept for the " ... (N more bytes)" ending (N up to 16 digits). */
+const CUT_NOTE_BYTES = 32;
+const utf8 = new TextEncoder();
+
+/** `text` within `max` UTF-8 bytes: cut at a character boundary and ended "... (N more bytes)". */
+export function boundMessage(text: string, max = MAX_MESSAGE_BYTES): string {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no counting.
+  if (text.length * 3 <= max) return text;
+  const total = typeof Buffer === 'undefined' ? utf8.encode(text).byteLength : Buffer.byteLength(text, 'utf8');
+  if (total <= max) return text;
+  const { read, written } = utf8.encodeInto(text, new Uint8Array(Math.max(0, max - CUT_NOTE_BYTES)));
+  return `${text.slice(0, read)}... (${total - written} more bytes)`;
+}
+
 /** Wrap anything thrown into a TributaryError; unknown throws become INTERNAL with the cause kept. */
 export function toTributaryError(e: unknown): TributaryError {
   if (e instanceof TributaryError) return e;

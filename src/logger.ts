@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { boundMessage } from './errors.js';
 
 /**
  * One process-wide logger with Triton's logging settings (the logging extension:
@@ -77,7 +78,8 @@ function stamp(level: string): string {
 export function createLogger(scope: string): Logger {
   const line = (level: string, msg: string) => {
     const traceId = requestContext.getStore()?.traceId;
-    sink(`${stamp(level)} ${process.pid} ${scope}] ${traceId === undefined ? '' : `trace_id=${traceId} `}${msg}`);
+    // A message may carry what a client or a script sent (an error of any size): one line is bounded.
+    sink(`${stamp(level)} ${process.pid} ${scope}] ${traceId === undefined ? '' : `trace_id=${traceId} `}${boundMessage(msg)}`);
   };
   return {
     info: (m) => { if (settings.log_info) line('I', m); },

@@ -34,7 +34,7 @@ import { CancelSource } from '../../src/inference/index.js';
 import ivm from 'isolated-vm';
 import type { ModelHost } from '../../src/backend/index.js';
 import type { InferenceResponse } from '../../src/inference/index.js';
-import { Errors, TributaryError, isErrorKind, toTributaryError, type ErrorKind } from '../../src/errors.js';
+import { Errors, TributaryError, boundMessage, isErrorKind, toTributaryError, type ErrorKind } from '../../src/errors.js';
 import { currentLogContext, withLogContext, type Logger } from '../../src/logger.js';
 import {
   DELIVER_COMPLETE, DELIVER_ERROR, DELIVER_RESPONSE,
@@ -388,7 +388,7 @@ export class ScriptIsolate {
           this.#startChild(callId, childId, wire);
         } catch (e) {
           const err = toTributaryError(e);
-          this.#deliver(callId, childId, DELIVER_ERROR, { message: err.message, kind: err.kind, code: err.code }, true);
+          this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(err.message), kind: err.kind, code: err.code }, true);
         }
       }
     }, { ignored: true });
@@ -430,7 +430,7 @@ export class ScriptIsolate {
         finalSeen ||= r.final;
         this.#deliver(callId, childId, DELIVER_RESPONSE, toWire(r), r.final);
       },
-      error: (e) => this.#deliver(callId, childId, DELIVER_ERROR, { message: e.message, kind: e.kind, code: e.code }, true),
+      error: (e) => this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(e.message), kind: e.kind, code: e.code }, true),
       // The final response already completed the call inside the isolate; skip a second entry.
       complete: () => { if (!finalSeen) this.#deliver(callId, childId, DELIVER_COMPLETE, null, true); },
     });

@@ -1,5 +1,5 @@
 /** Pure wire formats: v2 JSON, the binary tensor extension, generate mapping, status table. */
-export { STATUS_TABLE, grpcCodeForKind, httpStatusOf, grpcCodeOf } from './status-table.js';
+export { STATUS_TABLE, grpcCodeForKind, httpStatusOf, grpcCodeOf, wireMessageOf } from './status-table.js';
 export { tensorDataJson } from './json-tensor.js';
 export { parseRequestParameters } from './request-parameters.js';
 export { modelConfigToJson } from './model-config-to-json.js';

@@ -2,9 +2,10 @@
  * The one table from error kinds to wire statuses, shared by the HTTP and gRPC front ends.
  * HTTP follows Triton's http_server.cc: INTERNAL 500, NOT_FOUND 404, UNAVAILABLE 503,
  * UNSUPPORTED 501 and everything else 400. A TributaryError's own `httpStatus` (413 for a body
- * past the limit) wins. gRPC codes are the numeric grpc status codes Triton returns.
+ * past the limit) wins. gRPC codes are the numeric grpc status codes Triton returns. The text every
+ * front end sends is wireMessageOf's, cut to MAX_MESSAGE_BYTES (src/errors.ts).
  */
-import { toTributaryError, type ErrorKind } from '../errors.js';
+import { boundMessage, toTributaryError, type ErrorKind } from '../errors.js';
 
 interface StatusRow { http: number; grpc: number }
 
@@ -38,4 +39,9 @@ export function httpStatusOf(error: unknown): number {
 /** gRPC status code for anything thrown (unknown throws are INTERNAL). */
 export function grpcCodeOf(error: unknown): number {
   return grpcCodeForKind(toTributaryError(error).kind);
+}
+
+/** The message a response carries for anything thrown: its text, cut to MAX_MESSAGE_BYTES. */
+export function wireMessageOf(error: unknown): string {
+  return boundMessage(toTributaryError(error).message);
 }

@@ -1,4 +1,5 @@
 import type { ErrorKind } from '../../../src/errors.js';
+import { boundedStack, boundedText } from './bounded-text.js';
 import type { WireError } from './wire.js';
 
 export type { ErrorKind };
@@ -22,11 +23,21 @@ export class ModelError extends Error {
   }
 }
 
-/** Anything thrown, as the host expects it (the stack is mapped back to model.ts on the host). */
+/**
+ * Anything thrown, as the host expects it (the stack is mapped back to model.ts on the host), its
+ * text cut before it is copied out (bounded-text.ts).
+ */
 export function errorToWire(e: unknown): WireError {
-  if (e instanceof ModelError) {
-    return { message: e.message, name: e.name, stack: e.stack, kind: e.kind, ...(e.code ? { code: e.code } : {}) };
+  if (e instanceof Error) {
+    const message = String(e.message);
+    const cut = boundedText(message);
+    const stack = boundedStack(typeof e.stack === 'string' ? e.stack : undefined, message, cut);
+    const wire: WireError = { message: cut, name: boundedText(String(e.name), 256), ...(stack === undefined ? {} : { stack }) };
+    if (e instanceof ModelError) {
+      wire.kind = e.kind;
+      if (e.code) wire.code = boundedText(e.code, 256);
+    }
+    return wire;
   }
-  if (e instanceof Error) return { message: e.message, name: e.name, stack: e.stack };
-  return { message: `non-Error value thrown: ${String(e)}` };
+  return { message: boundedText(`non-Error value thrown: ${String(e)}`) };
 }

@@ -8,6 +8,7 @@
 import { Client, Metadata, credentials, status, type ClientDuplexStream, type ServerUnaryCall, type ServiceError, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { Errors, type TributaryError } from '../../errors.js';
 import type { ModelInferRequestMsg } from '../../protocol/grpc/index.js';
+import { wireMessageOf } from '../../protocol/index.js';
 import { ROUTING_HEADER, routingKeyOf, sequenceKey, type SequenceOwners } from './sequence-owners.js';
 
 const INFER = '/inference.GRPCInferenceService/ModelInfer';
@@ -53,7 +54,7 @@ function messageKey(msg: unknown): string | undefined {
 }
 
 function unavailable(e: TributaryError): Partial<ServiceError> {
-  return { code: status.UNAVAILABLE, details: e.message };
+  return { code: status.UNAVAILABLE, details: wireMessageOf(e) };
 }
 
 export interface GrpcForwarder {

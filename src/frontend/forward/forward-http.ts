@@ -5,6 +5,7 @@
  */
 import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Errors, type TributaryError } from '../../errors.js';
+import { wireMessageOf } from '../../protocol/index.js';
 import type { SequenceOwners } from './sequence-owners.js';
 
 /** Connecting to an owner that is down fails at once (ECONNREFUSED); this bounds one that does not accept. */
@@ -33,7 +34,7 @@ export function createHttpForwarder(owners: SequenceOwners): HttpForwarder {
   const agent = new Agent({ keepAlive: true });
   const fail = (res: ServerResponse, e: TributaryError) => {
     if (res.headersSent) { res.destroy(); return; }
-    const text = JSON.stringify({ error: e.message });
+    const text = JSON.stringify({ error: wireMessageOf(e) });
     res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
   };

@@ -1,7 +1,7 @@
 import { Metadata, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Subscription } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
-import { forwardHeaders } from '../../protocol/index.js';
+import { forwardHeaders, wireMessageOf } from '../../protocol/index.js';
 import { emptyFinalResponse, inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
 import type { DataPlane } from '../../dataplane/index.js';
@@ -54,7 +54,7 @@ export function modelStreamInferHandler(
       call.write(m);
     };
     const sendError = (e: unknown, msg: ModelInferRequestMsg) => send({
-      error_message: toTributaryError(e).message,
+      error_message: wireMessageOf(e),
       infer_response: {
         model_name: msg.model_name, model_version: msg.model_version ?? '', id: msg.id ?? '',
         parameters: {}, outputs: [], raw_output_contents: [],

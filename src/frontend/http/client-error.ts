@@ -8,7 +8,7 @@
 import { STATUS_CODES, maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Errors, type TributaryError } from '../../errors.js';
-import { httpStatusOf } from '../../protocol/index.js';
+import { httpStatusOf, wireMessageOf } from '../../protocol/index.js';
 
 export interface ClientErrorLimits {
   headerTimeoutMs: number;
@@ -41,7 +41,7 @@ function toCatalogError(err: ParserError, headersDone: boolean, limits: ClientEr
 /** A complete HTTP/1.1 error response with a `{"error": ...}` body, closing the connection. */
 export function rawErrorResponse(error: TributaryError): string {
   const status = httpStatusOf(error);
-  const body = JSON.stringify({ error: error.message });
+  const body = JSON.stringify({ error: wireMessageOf(error) });
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\n`
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

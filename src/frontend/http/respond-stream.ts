@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { toTributaryError } from '../../errors.js';
 import type { InferenceResponse } from '../../inference/index.js';
+import { wireMessageOf } from '../../protocol/index.js';
 
 const DATA = Buffer.from('data: ');
 const EVENT_END = Buffer.from('\n\n');
@@ -48,7 +49,7 @@ export function respondStream(
       reply.send(toTributaryError(e));
       return;
     }
-    res.end(`data: ${JSON.stringify({ error: toTributaryError(e).message })}\n\n`);
+    res.end(`data: ${JSON.stringify({ error: wireMessageOf(e) })}\n\n`);
   };
   const sub = responses.subscribe({
     next(r) {

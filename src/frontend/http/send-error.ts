@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Errors, toTributaryError, type TributaryError } from '../../errors.js';
-import { httpStatusOf } from '../../protocol/index.js';
+import { httpStatusOf, wireMessageOf } from '../../protocol/index.js';
 import { bodyTooLarge } from './read-body.js';
 
 /** The longest URL path segment (a model name, a region name) the router accepts. */
@@ -31,8 +31,8 @@ export function fromFastifyError(e: unknown, maxInputSize: number, what = 'the r
   return toTributaryError(e);
 }
 
-/** `{"error": "..."}` with the status from the one table. */
+/** `{"error": "..."}` with the status from the one table and the bounded message. */
 export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
   const e = toTributaryError(error);
-  return reply.code(httpStatusOf(e)).type('application/json').send(JSON.stringify({ error: e.message }));
+  return reply.code(httpStatusOf(e)).type('application/json').send(JSON.stringify({ error: wireMessageOf(e) }));
 }

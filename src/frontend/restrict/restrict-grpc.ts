@@ -1,6 +1,6 @@
 import type { UntypedHandleCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Errors, type TributaryError } from '../../errors.js';
-import { grpcCodeOf } from '../../protocol/index.js';
+import { grpcCodeOf, wireMessageOf } from '../../protocol/index.js';
 import { GRPC_METHOD_CATEGORY, GRPC_STREAMING_METHODS } from './grpc-method-category.js';
 import { headerMatches } from './header-matches.js';
 import type { RestrictionTable } from './parse-restrictions.js';
@@ -31,7 +31,7 @@ export function grpcGuard(table: RestrictionTable): GrpcGuard {
 
 interface GrpcJsCall { metadata: { get(key: string): (string | Buffer)[] }; emit(event: 'error', e: unknown): boolean }
 
-const statusOf = (e: TributaryError) => ({ code: grpcCodeOf(e), details: e.message, message: e.message });
+const statusOf = (e: TributaryError) => ({ code: grpcCodeOf(e), details: wireMessageOf(e), message: wireMessageOf(e) });
 
 /**
  * grpc-js handlers with the guard in front of every method of a restricted category. Every
