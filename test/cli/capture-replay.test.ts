@@ -120,4 +120,13 @@ test('capture -> inspect -> replay on the built-in pipelines', async () => {
   }
   const enResponse = events.find((e) => e.headers['ce-id'] === 'req-en' && e.headers['ce-type'] === 'org.kubeflow.serving.inference.response')!;
   assert.equal(JSON.parse(enResponse.body).model_name, 'text_routed');
+
+  // The capture's counters on the metrics port.
+  const metrics = await (await fetch(`http://127.0.0.1:${served.metrics}/metrics`)).text();
+  const value = (sample: string) => Number(new RegExp(`^${sample.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  assert.ok(value('tributary_capture_captured_total') >= 15, metrics);
+  assert.ok(value('tributary_capture_written_total{sink="dir"}') >= 15);
+  assert.ok(value('tributary_capture_written_total{sink="url"}') >= 6);
+  assert.equal(value('tributary_capture_queued'), 0);
+  assert.match(metrics, /^# TYPE tributary_capture_dropped_total counter$/m);
 });

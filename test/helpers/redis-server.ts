@@ -15,6 +15,9 @@ export const REDIS_SKIP: false | string = URL_ENV || HAS_BINARY
   ? false
   : 'no Redis: redis-server is not installed (Debian: apt-get install -y redis-server, or run .ci/redis) and TRIBUTARY_REDIS_URL is not set';
 
+/** For a test that stops its Redis (an outage): it needs redis-server itself. */
+export const OWN_REDIS_SKIP: false | string = HAS_BINARY ? false : 'redis-server is not installed (Debian: apt-get install -y redis-server, or run .ci/redis); this test stops a Redis of its own';
+
 export interface TestRedis { host: string; port: number; stop(): Promise<void> }
 
 async function freePort(): Promise<number> {
@@ -30,8 +33,9 @@ const answers = (host: string, port: number) => new Promise<boolean>((resolve) =
   c.on('error', () => resolve(false));
 });
 
-export async function startTestRedis(): Promise<TestRedis> {
-  if (URL_ENV) {
+/** The Redis to use; `own`: always a redis-server of the test's own (one it may stop). */
+export async function startTestRedis(own = false): Promise<TestRedis> {
+  if (URL_ENV && !own) {
     const u = new URL(URL_ENV);
     return { host: u.hostname, port: Number(u.port || 6379), stop: async () => undefined };
   }
