@@ -441,7 +441,7 @@ export const Errors = {
   graphModelNotFound: define('TRB_GRAPH_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, repositories: string) =>
     `model ${q(model)} is not in the repositories searched (${repositories}), or its config cannot be read (see 'tributary validate'); add the repository that holds it with --model-repository`),
   graphNotPipeline: define('TRB_GRAPH_NOT_PIPELINE', 'INVALID_ARG', (model: string) =>
-    `model ${q(model)} is not a pipeline (no ensemble_scheduling / steps)`),
+    `model ${q(model)} is not a pipeline (no ensemble_scheduling / steps) or an experiment (no experiment block); graph draws only those`),
   scaffoldBackend: define('TRB_SCAFFOLD_BACKEND', 'INVALID_ARG', (backend: string) =>
     `new-model: --backend ${q(backend)} has no scaffold; only 'typescript'`),
   scaffoldName: define('TRB_SCAFFOLD_NAME', 'INVALID_ARG', (name: string) =>

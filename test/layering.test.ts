@@ -60,6 +60,9 @@ const RANK: Record<string, number> = {
   server: 2,
   model: 3, repository: 3,
   pipeline: 4, dataflow: 4, scheduler: 4,
+  // experiment/ routes a request to one of an experiment's variants, as dataflow/ runs a
+  // pipeline's steps: both call other models through the host the model layer gives them.
+  experiment: 4,
   backend: 5,
   // cache/ is the response cache the model layer consults (local, or Redis: its one I/O).
   cache: 5,

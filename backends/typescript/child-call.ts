@@ -15,6 +15,8 @@ export interface ParentContext {
   capture?: CaptureTap;
   /** The caller's chain, the caller included. */
   chain: readonly CallLink[];
+  /** The caller's headers an experiment routes on (sticky), so a child call stays on the caller's variant. */
+  routingHeaders?: Readonly<Record<string, string>>;
   signal: CancelSignal;
   /** Run `f` when the parent is aborted; returns the function that stops watching. */
   watch(f: () => void): () => void;
@@ -49,7 +51,7 @@ function context(signal: CancelSignal, deadline: number | undefined, priority: n
  */
 export function parentContext(batch: readonly BackendRequest[], index: number, model: string, instances: number): ParentContext {
   const self: CallLink = { model, slots: instances, bound: 'instance_group count' };
-  const one = (b: BackendRequest) => context(b.signal, b.request.deadline, b.request.priority, [...callChainOf(b.request), self], b.request.trace, b.request.capture);
+  const one = (b: BackendRequest) => routed(context(b.signal, b.request.deadline, b.request.priority, [...callChainOf(b.request), self], b.request.trace, b.request.capture), b.request.routingHeaders);
   if (index >= 0 && index < batch.length) return one(batch[index]!);
   if (batch.length === 1) return one(batch[0]!);
   const ctl = new CancelSource();
@@ -61,7 +63,7 @@ export function parentContext(batch: readonly BackendRequest[], index: number, m
   const deadlines = batch.map((b) => b.request.deadline);
   const prios = batch.map((b) => b.request.priority ?? 0).filter((p) => p > 0);
   const longest = batch.map((b) => callChainOf(b.request)).reduce((a, c) => (c.length > a.length ? c : a));
-  return context(
+  return routed(context(
     ctl.signal,
     deadlines.every((d) => d !== undefined) ? Math.max(...(deadlines as number[])) : undefined,
     prios.length ? Math.min(...prios) : undefined,
@@ -69,7 +71,12 @@ export function parentContext(batch: readonly BackendRequest[], index: number, m
     // A call made for the whole batch is traced under the first traced request of it.
     batch.find((b) => b.request.trace)?.request.trace,
     batch.find((b) => b.request.capture)?.request.capture,
-  );
+  ), batch.find((b) => b.request.routingHeaders)?.request.routingHeaders);
+}
+
+function routed(parent: ParentContext, headers: Readonly<Record<string, string>> | undefined): ParentContext {
+  if (headers !== undefined) parent.routingHeaders = headers;
+  return parent;
 }
 
 export function childRequest(caller: string, w: WireChildRequest, parent: ParentContext): InferenceRequest {
@@ -84,6 +91,7 @@ export function childRequest(caller: string, w: WireChildRequest, parent: Parent
   if (w.timeout !== undefined) req.timeoutUs = w.timeout;
   if (parent.deadline !== undefined) req.deadline = parent.deadline;
   if (parent.trace !== undefined) req.trace = parent.trace;
+  if (parent.routingHeaders !== undefined) req.routingHeaders = parent.routingHeaders;
   if (w.correlationId !== undefined) {
     req.sequence = { id: w.correlationId, start: w.sequenceStart === true, end: w.sequenceEnd === true };
   }

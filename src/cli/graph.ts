@@ -1,15 +1,17 @@
 import { BackendRegistry } from '../backend/index.js';
-import { isEnsemble, positionOf, formatProblems } from '../config/index.js';
+import { isEnsemble, isExperiment, positionOf, formatProblems } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { compilePipeline, renderDot, renderMermaid } from '../pipeline/index.js';
-import { readRepositoryConfigs, shownPath, unknownStepHints } from '../repository/index.js';
+import { checkExperiments, readRepositoryConfigs, shownPath, unknownStepHints } from '../repository/index.js';
 import { defaultBackends } from '../server/index.js';
 import { BUILTIN_PIPELINES } from './builtin-pipelines.js';
 import { parseFlags, listFlag } from './flags.js';
+import { graphExperiment } from './graph-experiment.js';
 
 const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>]... [--format=mermaid|dot]
 
-Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT. --model-repository
+Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT (an experiment: its
+split between variants with their weights, and its mirror). --model-repository
 may be repeated: the pipeline and its step models may be in different repositories (default:
 the built-in pipelines, ./pipelines).
 `;
@@ -33,9 +35,13 @@ export async function graph(argv: readonly string[]): Promise<number> {
   // Step configs are read as a load would read them (auto-completed from model files), so a
   // pipeline over config-less ONNX steps draws; only the pipeline's own problems are fatal here.
   const searched = repos.length ? repos : ['pipelines'];
-  const { configs, parsed: parsedByName } = await readRepositoryConfigs(searched, registry);
+  const read = await readRepositoryConfigs(searched, registry);
+  // Experiments get their variants' interface, as at load, so a pipeline that calls one compiles.
+  checkExperiments(read);
+  const { configs, parsed: parsedByName } = read;
   const parsed = parsedByName.get(name);
   if (!parsed) throw Errors.graphModelNotFound(name, searched.map(shownPath).join(', '));
+  if (isExperiment(parsed.config)) return graphExperiment(parsed, read.problems, configs, format);
   if (!isEnsemble(parsed.config)) throw Errors.graphNotPipeline(name);
   const compiled = compilePipeline(parsed.config, (m) => (m === name ? undefined : configs.get(m)), (path, offset) => positionOf(parsed, path, offset), [...configs.keys()]);
   if (!compiled.plan) {

@@ -17,3 +17,8 @@ export function configParamInt(config: Pick<ModelConfig, 'parameters'>, key: str
 export function isEnsemble(config: Pick<ModelConfig, 'platform' | 'ensemble_scheduling'>): boolean {
   return config.platform === 'ensemble' || config.ensemble_scheduling !== undefined;
 }
+
+/** Is this an experiment (a model that routes to its variants)? */
+export function isExperiment(config: Pick<ModelConfig, 'experiment'>): boolean {
+  return config.experiment !== undefined;
+}

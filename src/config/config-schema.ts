@@ -7,6 +7,7 @@
  */
 import { CONFIG_DATATYPES } from '../tensor/index.js';
 import { controlFlowFields } from './control-flow-schema.js';
+import { EXPERIMENT_FIELD } from './experiment-schema.js';
 
 export type ScalarKind = 'string' | 'bool' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float' | 'double';
 
@@ -24,6 +25,8 @@ export interface FieldSchema {
   readonly mapKey?: 'string' | 'uint64';
   /** Beyond Triton's schema, accepted in YAML only (pipeline control flow). */
   readonly yamlOnly?: boolean;
+  /** Beyond Triton's schema, accepted in YAML and JSON but not in config.pbtxt: what it is, for the message. */
+  readonly pbtxtRefused?: string;
 }
 
 export interface MessageSchema {
@@ -207,4 +210,5 @@ export const MODEL_CONFIG: MessageSchema = msg('ModelConfig', {
   })),
   response_cache: m(msg('ModelResponseCache', { enable: f('bool') })),
   model_metrics: m(METRICS),
+  experiment: EXPERIMENT_FIELD,
 }, [['dynamic_batching', 'sequence_batching', 'ensemble_scheduling']]);

@@ -92,6 +92,10 @@ export function convertMessage(node: SyntaxNode, schema: MessageSchema, path: st
       problem(ctx, entry.keyPos, fpath, `'${entry.key}' is pipeline control flow, which is YAML-only: ${keeps}; write this pipeline as config.yaml`);
       continue;
     }
+    if (field.pbtxtRefused && ctx.format === 'pbtxt') {
+      problem(ctx, entry.keyPos, fpath, `'${entry.key}' is ${field.pbtxtRefused}, beyond Triton's ModelConfig that config.pbtxt keeps; write this model's config as config.yaml or config.json`, 'error', false);
+      continue;
+    }
     // Where a string's text starts (after its quote), and where each of its characters was
     // written (YAML/JSON), so a problem at an offset inside it, such as in a control-flow
     // condition, is reported at its own line and column even across escapes and folded lines.

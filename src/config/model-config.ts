@@ -200,6 +200,34 @@ interface ModelEnsembling {
   max_inflight_responses?: number;
 }
 
+/**
+ * A Tributary experiment (YAML and JSON configs only): the model routes each request to one of
+ * its variants by weight, optionally sticky on a header or parameter, and may mirror a copy to a
+ * shadow model. docs/experiments.md.
+ */
+export interface ModelExperiment {
+  variants: ExperimentVariant[];
+  sticky?: { header?: string; parameter?: string };
+  mirror?: ExperimentMirror;
+}
+
+export interface ExperimentVariant {
+  model: string;
+  /** A version of the model ("2"); absent = the version the model serves by default. */
+  version?: string;
+  /** Share of the traffic, relative to the other variants' (>= 0; default 1). */
+  weight: number;
+}
+
+export interface ExperimentMirror {
+  model: string;
+  version?: string;
+  /** Share of the requests copied to the mirror, 0..100 (default 100). */
+  percent: number;
+  /** Mirrored requests in flight at once; past it, copies are dropped and counted (default 64). */
+  max_inflight_requests: number;
+}
+
 interface ModelParameter { string_value: string }
 
 interface ModelWarmupInput {
@@ -280,4 +308,6 @@ export interface ModelConfig {
   model_repository_agents?: ModelRepositoryAgents;
   response_cache?: ModelResponseCache;
   model_metrics?: ModelMetrics;
+  /** Tributary only: this model is an experiment over other models (no backend). */
+  experiment?: ModelExperiment;
 }

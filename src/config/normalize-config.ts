@@ -40,7 +40,8 @@ export function normalizeConfig(partial: Partial<ModelConfig> | object, options:
   });
   if (!c.name && options.name) c.name = options.name;
   const mbs: number = typeof c.max_batch_size === 'number' ? c.max_batch_size : 0;
-  const ensemble = c.platform === 'ensemble' || c.ensemble_scheduling !== undefined;
+  // An experiment, like a pipeline, runs no instances and no optimization of its own.
+  const ensemble = c.platform === 'ensemble' || c.ensemble_scheduling !== undefined || src.experiment !== undefined;
 
   c.version_policy = versionPolicy(src.version_policy);
   c.input = arr(src.input).map(input);
@@ -68,6 +69,7 @@ export function normalizeConfig(partial: Partial<ModelConfig> | object, options:
     c.model_repository_agents = { agents: arr(rec(src.model_repository_agents).agents).map((a) => defaults(a, { name: '', parameters: {} })) };
   }
   if (src.response_cache !== undefined) c.response_cache = defaults(src.response_cache, { enable: false });
+  if (src.experiment !== undefined) c.experiment = experiment(src.experiment);
   if (src.model_metrics !== undefined) {
     c.model_metrics = { metric_control: arr(rec(src.model_metrics).metric_control).map((m) => rec(m)) };
   }
@@ -165,6 +167,15 @@ function ensembling(v: unknown): Rec {
   const e = rec(v);
   // An omitted model_version means "latest" (-1), as every Triton example spells out.
   e.step = arr(e.step).map((s) => defaults(s, { model_name: '', model_version: -1, input_map: {}, output_map: {} }));
+  return e;
+}
+
+/** Defaults of an experiment: equal weights, a mirror that copies every request, 64 copies in flight. */
+function experiment(v: unknown): Rec {
+  const e = rec(v);
+  e.variants = arr(e.variants).map((x) => defaults(x, { model: '', weight: 1 }));
+  if (e.sticky !== undefined) e.sticky = rec(e.sticky);
+  if (e.mirror !== undefined) e.mirror = defaults(e.mirror, { model: '', percent: 100, max_inflight_requests: 64 });
   return e;
 }
 

@@ -10,6 +10,7 @@ import { ConfigReporter } from './config-reporter.js';
 import { isPathWithin } from './position-of.js';
 import { validateIo } from './validate-io.js';
 import { validateScheduling } from './validate-scheduling.js';
+import { validateExperiment } from './validate-experiment.js';
 
 export function validateConfig(parsed: ParsedConfig): ConfigProblem[] {
   const r = new ConfigReporter(parsed);
@@ -19,6 +20,7 @@ export function validateConfig(parsed: ParsedConfig): ConfigProblem[] {
   versionPolicy(r);
   validateIo(r);
   validateScheduling(r);
+  validateExperiment(r);
   instanceGroups(r);
   warmup(r);
   if (c.model_transaction_policy.decoupled && c.response_cache?.enable) {

@@ -223,6 +223,7 @@ class PlanRun {
     if (priority !== undefined && priority > 0) child.priority = priority;
     if (deadline !== undefined) child.deadline = deadline;
     if (request.trace !== undefined) child.trace = request.trace;
+    if (request.routingHeaders !== undefined) child.routingHeaders = request.routingHeaders;
     if (this.#ctx.chain !== undefined) setCallChain(child, this.#ctx.chain);
     // A captured run records each node under the request's record; what runs for it records under the node's.
     const rec = request.capture?.open('step', step.name, step.kind === 'model' ? step.model : this.#ctx.pipeline, inputs);

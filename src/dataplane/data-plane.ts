@@ -64,6 +64,8 @@ export interface DataPlane extends SharedMemoryOperations {
 /** Extensions a front end's presence decides, whatever the core lists. */
 const DECIDED_HERE = new Set(['system_shared_memory', 'cuda_shared_memory', 'trace', 'generate']);
 
+const NO_HEADERS: readonly string[] = [];
+
 /** gRPC spells "no version" as an empty string. */
 const ver = (version: string | undefined) => version || undefined;
 
@@ -101,7 +103,9 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     isDecoupled: (model, version) => server.modelConfig(model, ver(version)).model_transaction_policy?.decoupled === true,
     modelStatistics: (model, version) => server.modelStatistics(model || undefined, ver(version)),
     infer: (request) => server.infer(request),
-    edge: (edgeOptions) => createEdge((request) => server.infer(request), { ...edgeOptions, capture: options.capture }),
+    edge: (edgeOptions) => createEdge((request) => server.infer(request), {
+      ...edgeOptions, capture: options.capture, routingHeaders: () => server.routingHeaders?.() ?? NO_HEADERS,
+    }),
     repositoryIndex: (opts) => server.repositoryIndex(opts?.ready === undefined ? {} : { ready: opts.ready }),
     load: async (model, parameters = {}) => server.loadModel(model, loadOptions(model, parameters)),
     unload: async (model, parameters = {}) => server.unloadModel(model, { unloadDependents: unloadDependents(model, parameters) }),

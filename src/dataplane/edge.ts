@@ -23,6 +23,8 @@ export interface EdgeOptions {
   headerForwardPattern?: RegExp | undefined;
   /** Data capture (--capture-config), the server's one: the data plane sets it on every edge. */
   capture?: Capture | undefined;
+  /** The lower-case header names loaded experiments route on, read per request (they change with loads). */
+  routingHeaders?: () => readonly string[];
 }
 
 /** One admitted request: its responses, and the span that serves it once it is traced. */
@@ -48,11 +50,23 @@ const UNTRACED = (): undefined => undefined;
 export function createEdge(infer: (request: InferenceRequest) => Observable<InferenceResponse>, options: EdgeOptions = {}): Edge {
   const pattern = options.headerForwardPattern;
   const capture = options.capture;
+  const routing = options.routingHeaders;
   return {
     infer(request, headers) {
       if (pattern) {
         const parameters = forwardHeaders(pattern, request.model, headers.entries(), request.parameters);
         if (parameters) request.parameters = parameters;
+      }
+      // Experiment stickiness (`sticky: { header: x-user }`): only the headers a loaded experiment
+      // asks for are copied, into a request field the router reads and no model sees.
+      const names = routing?.();
+      if (names !== undefined && names.length > 0) {
+        let found: Record<string, string> | undefined;
+        for (const name of names) {
+          const value = headers.get(name);
+          if (value !== undefined) (found ??= {})[name] = value;
+        }
+        if (found) request.routingHeaders = found;
       }
       // A caller's W3C traceparent: in opentelemetry mode the request's span joins that trace, and
       // the tracer writes the server span's traceparent back into the context for the answer.

@@ -62,6 +62,12 @@ export interface InferenceRequest {
    * traceparent of that span for the front end to return.
    */
   traceContext?: TraceContext;
+  /**
+   * The caller's headers that a loaded experiment routes on (`sticky: { header: x-user }`), by
+   * lower-case name: copied by the data plane's edge from HTTP headers or gRPC metadata, carried
+   * to pipeline steps and BLS children like `deadline`. Never a parameter the model sees.
+   */
+  routingHeaders?: Readonly<Record<string, string>>;
 }
 
 /** The caller's `traceparent`, and the one naming the server's span once the request is traced. */
@@ -92,6 +98,11 @@ export interface RequestTrace extends TraceSpawner {
   readonly tensors: boolean;
   stamp(activity: TraceActivity, ms: number): void;
   tensor(activity: 'TENSOR_QUEUE_INPUT' | 'TENSOR_BACKEND_OUTPUT', t: Tensor): void;
+  /**
+   * A fact about the request as an attribute of its span (the variant an experiment chose);
+   * absent where traces have no place for one (triton mode, whose child trace names the variant).
+   */
+  note?(key: string, value: string): void;
   end(): void;
   /**
    * Opens the trace of a batch execution that holds this request, linked to every traced request

@@ -8,6 +8,7 @@ import type { ExecutionRecord, ModelListener, RequestRecord } from '../model/ind
 import type { MetricsConfig } from './metrics-config.js';
 import { createCacheRecorder } from './cache-metrics.js';
 import { createChildCallRecorder } from './child-call-metrics.js';
+import { createExperimentRecorders } from './experiment-metrics.js';
 
 const PHASES = [
   ['request', 'requestNs', 'Cumulative inference request duration in microseconds (includes cached requests)'],
@@ -39,6 +40,7 @@ export function createInferenceListener(registry: Registry, config: MetricsConfi
     : undefined;
   const cache = createCacheRecorder(registry, config);
   const childCall = createChildCallRecorder(registry);
+  const experiments = createExperimentRecorders(registry);
 
   return {
     onRequest(r: RequestRecord) {
@@ -62,5 +64,6 @@ export function createInferenceListener(registry: Registry, config: MetricsConfi
       pending.set({ model, version }, depth);
     },
     onChildCall: childCall,
+    ...experiments,
   };
 }

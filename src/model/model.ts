@@ -1,7 +1,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type { BackendInstance, BackendModel, ExecuteTimings } from '../backend/index.js';
 import { CancelSource, checkCallCycle, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
-import { isEnsemble, type ModelConfig, type ModelInput } from '../config/index.js';
+import { isEnsemble, isExperiment, type ModelConfig, type ModelInput } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
@@ -56,6 +56,8 @@ export class Model {
   readonly #priorityLevels: number;
   readonly #timeoutIsDeadline: boolean;
   readonly #cache?: ModelCache;
+  /** An experiment relays its variant's responses, already shaped and classified by the variant. */
+  readonly #relay: boolean;
 
   constructor(o: ModelOptions) {
     this.config = o.config;
@@ -74,11 +76,13 @@ export class Model {
     // Only a model that answers once per request can be answered from the cache (validate-config refuses the rest).
     if (o.cache && o.config.response_cache?.enable && !this.decoupled) this.#cache = new ModelCache(o.cache, this.name, this.version, o.clock, o.stats);
     const db = o.config.dynamic_batching;
-    this.#timeoutIsDeadline = !db && !o.config.sequence_batching;
+    this.#relay = isExperiment(o.config);
+    // An experiment hands `timeout` on to its variant, whose own queue policy applies it.
+    this.#timeoutIsDeadline = !db && !o.config.sequence_batching && !this.#relay;
     this.#priorityLevels = db?.priority_levels ?? 0;
     this.#defaultPriority = db?.default_priority_level || (this.#priorityLevels > 0 ? this.#priorityLevels : 0);
     // A pipeline's run is no batch execution; its steps' batches are traced in the steps.
-    const tracesBatches = o.config.max_batch_size > 0 && !isEnsemble(o.config);
+    const tracesBatches = o.config.max_batch_size > 0 && !isEnsemble(o.config) && !this.#relay;
     const hooks: SchedulerHooks = {
       onBatchStart: (items) => {
         const now = this.#clock.now();
@@ -165,9 +169,9 @@ export class Model {
 
   /** Turn backend outputs into a response: config shapes, requested outputs only, classification applied. */
   buildResponse(request: InferenceRequest, backendOutputs: readonly Tensor[], parameters: Parameters | undefined, final: boolean): InferenceResponse {
-    const outputs = this.#shapeOutput ? backendOutputs.map(this.#shapeOutput) : backendOutputs;
+    const outputs = this.#shapeOutput && !this.#relay ? backendOutputs.map(this.#shapeOutput) : backendOutputs;
     let out: Tensor[] = outputs as Tensor[];
-    if (request.outputs) {
+    if (request.outputs && !this.#relay) {
       out = [];
       for (const ro of request.outputs) {
         const t = outputs.find((o) => o.name === ro.name);

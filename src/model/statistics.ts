@@ -95,6 +95,22 @@ export interface ModelListener {
   onExecution?(r: ExecutionRecord): void;
   onPending?(model: string, version: string, depth: number): void;
   onChildCall?(r: ChildCallRecord): void;
+  /** An experiment routed a request to a variant (one record object per variant, reused). */
+  onExperimentRoute?(r: ExperimentRouteRecord): void;
+  /** What became of an experiment's copy of a request for its mirror. */
+  onExperimentMirror?(r: ExperimentMirrorRecord): void;
+}
+
+/** `variant` is the variant's model name, `name:version` when the experiment pins a version. */
+export interface ExperimentRouteRecord {
+  readonly experiment: string;
+  readonly variant: string;
+}
+
+/** sent: handed to the mirror; dropped: the mirror's in-flight bound was full; failed: the mirror answered an error. */
+export interface ExperimentMirrorRecord {
+  readonly experiment: string;
+  readonly outcome: 'sent' | 'dropped' | 'failed';
 }
 
 /** One BLS child call, from the script's call to the child's last response or error. */

@@ -4,8 +4,10 @@ import { asLoadFailure, versionDirectory, versionPaths } from './model-paths.js'
 import { checkRuntime, type BackendInstance, type BackendRegistry, type BackendSettings, type LoadContext, type ModelHost } from '../backend/index.js';
 import type { ResponseCache } from '../cache/index.js';
 import {
-  deepFreeze, formatProblems, isEnsemble, positionOf, validateConfig, withInstanceCounts, type ModelConfig, type ParsedConfig,
+  deepFreeze, formatProblems, isEnsemble, isExperiment, positionOf, validateConfig, withInstanceCounts, type ModelConfig, type ParsedConfig,
 } from '../config/index.js';
+import type { RoutingHeaders } from '../experiment/index.js';
+import { loadExperiment } from './load-experiment.js';
 import { createEnsembleScheduler } from '../dataflow/index.js';
 import { Errors, TributaryError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -31,6 +33,8 @@ export interface LoadEnv {
   knownModels?: () => readonly string[];
   /** The server's rate limiter (--rate-limit=execution_count); absent = off. */
   rateLimiter?: RateLimiter;
+  /** Where loaded experiments ask the edge for their sticky headers. */
+  routingHeaders?: RoutingHeaders;
   log: Logger;
 }
 
@@ -52,6 +56,8 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
 
   const parseProblems = parsed.problems.filter((p) => p.severity === 'error');
   if (parseProblems.length) fail(name, parsed, parseProblems);
+
+  if (isExperiment(config)) return loadExperiment(parsed, config, v, stats, env);
 
   if (isEnsemble(config)) {
     if (!config.platform) config.platform = 'ensemble';

@@ -1,4 +1,4 @@
-import { isEnsemble, pipelineStepModels, positionOf } from '../config/index.js';
+import { experimentModelPath, experimentModels, isEnsemble, isExperiment, pipelineStepModels, positionOf } from '../config/index.js';
 import { Errors, TributaryError, toTributaryError } from '../errors.js';
 import { checkModelName } from '../paths/index.js';
 import type { LoadOptions } from './model-state.js';
@@ -123,17 +123,19 @@ export class ModelLoads {
     const name = entry.name;
     parsed.config.name = name;
     const config = parsed.config;
-    const steps = isEnsemble(config) ? pipelineStepModels(config) : [];
+    // An experiment's variants and mirror are its dependencies, as a pipeline's steps are.
+    const experiment = isExperiment(config);
+    const steps = isEnsemble(config) ? pipelineStepModels(config) : experiment ? experimentModels(config) : [];
     for (const step of steps) {
       try {
         checkModelName(step);
       } catch (e) {
-        throw toTributaryError(e).withContext(`failed to load '${name}': ensemble_scheduling step model_name`);
+        throw toTributaryError(e).withContext(`failed to load '${name}': ${experiment ? 'experiment model' : 'ensemble_scheduling step model_name'}`);
       }
     }
     await this.#loadSteps(entry, steps, parsed, origin);
     const available = await listVersions(dir);
-    if (isEnsemble(config) && available.length === 0) available.push(1);
+    if ((isEnsemble(config) || experiment) && available.length === 0) available.push(1);
     const chosen = selectVersions(config.version_policy, available);
     if (chosen.length === 0) {
       throw Errors.modelLoadFailed(name, `no version directory of the model matches its version_policy (found: ${available.join(', ') || 'none'})`);
@@ -149,7 +151,8 @@ export class ModelLoads {
   async #loadSteps(entry: ModelEntry, steps: readonly string[], parsed: ReadConfig, origin: LoadOrigin): Promise<void> {
     const named = parsed.config.ensemble_scheduling?.step ?? [];
     for (const step of steps) {
-      const at = positionOf(parsed, `ensemble_scheduling.step[${named.findIndex((s) => s.model_name === step)}].model_name`);
+      const path = isExperiment(parsed.config) ? experimentModelPath(parsed.config, step) : `ensemble_scheduling.step[${named.findIndex((s) => s.model_name === step)}].model_name`;
+      const at = positionOf(parsed, path);
       entry.stepAt.set(step, `${at.file}:${at.line}:${at.col}`);
     }
     for (const step of steps) {

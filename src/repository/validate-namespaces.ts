@@ -1,5 +1,6 @@
 import type { BackendRegistry } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
+import { checkExperiments } from './check-experiments.js';
 import { checkPipelines, readRepositoryConfigs, type RepositoryReport, type ValidateOptions } from './validate-repository.js';
 
 /**
@@ -16,7 +17,9 @@ export async function validateNamespaces(paths: readonly string[], registry: Bac
       const held = others.filter((r) => r.configs.has(m));
       return held.length === 1 ? held[0]!.configs.get(m) : undefined;
     };
-    checkPipelines(read, { config, known: others.flatMap((r) => [...r.configs.keys()]) });
+    const elsewhere = { config, known: others.flatMap((r) => [...r.configs.keys()]) };
+    checkExperiments(read, elsewhere);
+    checkPipelines(read, elsewhere);
   }
   return { models: reads.reduce((n, r) => n + r.models, 0), problems: reads.flatMap((r) => r.problems) };
 }

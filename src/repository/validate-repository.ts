@@ -3,10 +3,11 @@ import { guessBackend } from './guess-backend.js';
 import { configFileRefs, confineConfigFile } from './config-files.js';
 import { versionDirectory, versionPaths } from './model-paths.js';
 import { checkRuntime, type BackendFactory, type BackendRegistry, type BackendSettings, type LoadContext } from '../backend/index.js';
-import { isEnsemble, pipelineStepModels, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
+import { isEnsemble, isExperiment, pipelineStepModels, positionOf, validateConfig, type ConfigProblem, type ModelConfig, type ParsedConfig } from '../config/index.js';
 import { Errors, toTributaryError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { compilePipeline } from '../pipeline/index.js';
+import { checkExperiments } from './check-experiments.js';
 import { findDependencyCycle } from './find-dependency-cycle.js';
 import { findModels, listVersions } from './find-models.js';
 import { readModelConfig } from './read-model-config.js';
@@ -47,6 +48,7 @@ export interface RepositoryReport {
 export async function validateRepository(paths: readonly string[], registry: BackendRegistry, options: ValidateOptions = {}): Promise<RepositoryReport> {
   if (options.namespacing && paths.length > 1) return validateNamespaces(paths, registry, options);
   const read = await readRepositoryConfigs(paths, registry, { backendChecks: true, ...options });
+  checkExperiments(read);
   checkPipelines(read, undefined, await unknownStepHints(read.configs, paths, options.nearby));
   return { models: read.models, problems: read.problems };
 }
@@ -118,7 +120,7 @@ export async function readRepositoryConfigs(paths: readonly string[], registry: 
     // would only repeat the parse error (e.g. an unknown enum read as TYPE_INVALID).
     const parsedCleanly = !parsed.problems.some((p) => p.severity === 'error');
     let checked: { factory: BackendFactory; ctx: LoadContext } | undefined;
-    if (!isEnsemble(config) && parsedCleanly) {
+    if (!isEnsemble(config) && !isExperiment(config) && parsedCleanly) {
       try {
         const versions = await listVersions(dir);
         const v = String(versions[versions.length - 1] ?? 1);

@@ -1,4 +1,5 @@
 import type { BackendRequest, ExecuteTimings } from '../backend/index.js';
+import type { RequestTrace } from '../inference/index.js';
 
 /**
  * A request waiting in (or running from) a scheduler. The model creates it; the scheduler queues
@@ -15,6 +16,8 @@ export interface WorkItem extends BackendRequest {
   readonly done: boolean;
   /** Shape signature: requests batch together only when signatures are equal (inputs minus batch dim). */
   readonly batchKey: string;
+  /** The request's trace in this model, when it is traced (an experiment notes its variant there). */
+  readonly trace?: RequestTrace | undefined;
 }
 
 /** Reports from a scheduler to its model's statistics. */

@@ -14,6 +14,7 @@ import type { LoadOptions, ModelIndexEntry, ModelMetadata, Server, ServerMetadat
 import { Errors } from '../errors.js';
 import { createResponseCache, type CacheSettings } from '../cache/index.js';
 import type { Tracer } from '../trace/index.js';
+import { createRoutingHeaders } from '../experiment/index.js';
 
 export interface ServerOptions {
   /** One or more repository directories (tritonserver's repeatable --model-repository). */
@@ -126,6 +127,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   const gate = createDrainGate();
   const logReadiness = options.logReadiness ? createReadinessLog(log) : () => undefined;
   const tracer = options.tracer;
+  const routingHeaders = createRoutingHeaders();
 
   // The loads loadOnDemand started, by model: later requests wait for the same one, and after a
   // failed one get its error from the repository rather than start another.
@@ -167,6 +169,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       backendSettings,
       ...(options.rateLimit === 'execution_count' ? { rateLimiter: new RateLimiter(options.rateLimitResources ?? []) } : {}),
       listeners: () => listeners,
+      routingHeaders,
       ...(cache ? { cache } : {}),
       log,
     },
@@ -220,6 +223,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       ? (request) => gate.admit(request, () => tracer.infer(request, infer))
       : (request) => gate.admit(request, () => infer(request)),
     drain: (timeoutMs) => gate.drain(timeoutMs),
+    routingHeaders: () => routingHeaders.names(),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),
     loadModel: async (name: string, o?: LoadOptions) => {
       controlAllowed(`load '${name}'`);

@@ -31,6 +31,11 @@ export interface Server {
   modelStatistics(name?: string, version?: string): { model_stats: ModelStatistics[] };
   /** One response, or many for a decoupled model; the last has `final`. Unsubscribe cancels. */
   infer(request: InferenceRequest): Observable<InferenceResponse>;
+  /**
+   * The caller headers loaded experiments route on (lower case): the edge copies these into each
+   * request's `routingHeaders`. Absent = none.
+   */
+  routingHeaders?(): readonly string[];
   repositoryIndex(options?: { ready?: boolean }): Promise<ModelIndexEntry[]>;
   loadModel(name: string, options?: LoadOptions): Promise<void>;
   unloadModel(name: string, options?: { unloadDependents?: boolean }): Promise<void>;

@@ -91,6 +91,10 @@ class OtelTrace implements RequestTrace {
     return { end: (at) => span.end(epochMs(at)) };
   }
 
+  note(key: string, value: string): void {
+    this.#span.setAttribute(key, value);
+  }
+
   tensor(): void {
     // Tensors are a triton-mode record (trace level TENSORS); spans do not carry them.
   }

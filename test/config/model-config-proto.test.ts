@@ -25,6 +25,8 @@ const DEVIATIONS: Deviations = {
     'ModelEnsembling.Step.map': 'a sub-pipeline per item (YAML only)',
     'ModelEnsembling.Step.loop': 'a bounded repetition (YAML only)',
     'ModelOutput.optional': 'a pipeline output some control-flow paths leave out (YAML only)',
+    // Experiments (issue 28): YAML and JSON, refused in pbtxt (pbtxtRefused in the schema).
+    'ModelConfig.experiment': 'a model that routes to variants by weight, sticky, with a mirror (docs/experiments.md)',
   },
   // None today: every proto field parses; values Tributary cannot honour are refused by validation
   // or by the backend, with a message naming the field.
