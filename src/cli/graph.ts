@@ -10,10 +10,10 @@ import { graphExperiment } from './graph-experiment.js';
 
 const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>]... [--format=mermaid|dot]
 
-Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT (an experiment: its
-split between variants with their weights, and its mirror). --model-repository
-may be repeated: the pipeline and its step models may be in different repositories (default:
-the built-in pipelines, ./pipelines).
+Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT; for an experiment,
+its split between variants (with their weights) and its mirror. --model-repository may be
+repeated: the pipeline and its step models may be in different repositories (default: the
+built-in pipelines, ./pipelines).
 `;
 
 export async function graph(argv: readonly string[]): Promise<number> {
