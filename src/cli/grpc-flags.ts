@@ -9,10 +9,12 @@ type FlagValues = Record<string, unknown>;
 
 /** gRPC's message bound (a length is an int32 on the wire), tritonserver's fixed limit. */
 const MAX_MESSAGE = 2 ** 31 - 1;
+/** A day: a longer connection timeout is a typo more likely than a wish (as --http-header-timeout-secs). */
+const MAX_TIMEOUT_MS = 86_400_000;
 
 
 /**
- * The gRPC front end's size, connection and TLS flags. TLS takes tritonserver's flags and meanings:
+ * The gRPC front end's size, connection (bounds, handshake and idle timeouts) and TLS flags. TLS takes tritonserver's flags and meanings:
  * --grpc-use-ssl-mutual implies --grpc-use-ssl; the certificate files are read (and refused,
  * naming the flag) here, before any model loads.
  */
@@ -26,6 +28,9 @@ export function grpcOptionsFromFlags(f: FlagValues, log: Logger): Omit<GrpcServe
     maxInputBytes,
     maxConnections: intFlag('grpc-max-connections', f['grpc-max-connections'], GRPC_DEFAULTS.maxConnections, 1),
     maxConcurrentStreams: intFlag('grpc-max-concurrent-streams', f['grpc-max-concurrent-streams'], GRPC_DEFAULTS.maxConcurrentStreams, 1, 2 ** 31 - 1),
+    maxPendingConnections: intFlag('grpc-max-pending-connections', f['grpc-max-pending-connections'], GRPC_DEFAULTS.maxPendingConnections, 1),
+    handshakeTimeoutMs: intFlag('grpc-handshake-timeout-ms', f['grpc-handshake-timeout-ms'], GRPC_DEFAULTS.handshakeTimeoutMs, 0, MAX_TIMEOUT_MS),
+    idleTimeoutMs: intFlag('grpc-idle-timeout-ms', f['grpc-idle-timeout-ms'], GRPC_DEFAULTS.idleTimeoutMs, 0, MAX_TIMEOUT_MS),
     keepalive: keepaliveFromFlags(f),
   };
   if (f['grpc-header-forward-pattern'] !== undefined) {

@@ -23,6 +23,7 @@ export function httpOptionsFromFlags(f: FlagValues, log: Logger): Omit<HttpServe
     headerTimeoutMs: secs('http-header-timeout-secs', HTTP_DEFAULTS.headerTimeoutMs),
     requestTimeoutMs: secs('http-request-timeout-secs', HTTP_DEFAULTS.requestTimeoutMs),
     maxConnections: intFlag('http-max-connections', f['http-max-connections'], HTTP_DEFAULTS.maxConnections, 0),
+    maxPendingConnections: intFlag('http-max-pending-connections', f['http-max-pending-connections'], HTTP_DEFAULTS.maxPendingConnections, 1),
   };
   if (f['http-header-forward-pattern'] !== undefined) {
     options.headerForwardPattern = compileHeaderPattern('http-header-forward-pattern', String(f['http-header-forward-pattern']));

@@ -27,6 +27,16 @@ test('connection and stream bounds have defaults and are checked', () => {
   assert.throws(() => grpcOptionsFromFlags({ 'grpc-max-concurrent-streams': 'x' }, logger()), /--grpc-max-concurrent-streams expects an integer/);
 });
 
+test('connection timeouts and the pending bound: defaults close silent connections within 5 s; 0 turns a timeout off', () => {
+  const o = grpcOptionsFromFlags({}, logger());
+  assert.deepEqual([o.maxPendingConnections, o.handshakeTimeoutMs, o.idleTimeoutMs], [256, 5000, 60_000]);
+  const set = grpcOptionsFromFlags({ 'grpc-max-pending-connections': '16', 'grpc-handshake-timeout-ms': '0', 'grpc-idle-timeout-ms': '250' }, logger());
+  assert.deepEqual([set.maxPendingConnections, set.handshakeTimeoutMs, set.idleTimeoutMs], [16, 0, 250]);
+  assert.throws(() => grpcOptionsFromFlags({ 'grpc-max-pending-connections': '0' }, logger()), /--grpc-max-pending-connections expects an integer >= 1, got '0'/);
+  assert.throws(() => grpcOptionsFromFlags({ 'grpc-handshake-timeout-ms': '-1' }, logger()), /--grpc-handshake-timeout-ms expects an integer from 0 to 86400000/);
+  assert.throws(() => grpcOptionsFromFlags({ 'grpc-idle-timeout-ms': '1.5' }, logger()), /--grpc-idle-timeout-ms expects an integer/);
+});
+
 test('TLS as tritonserver reads it: mutual implies TLS; certificate flags without TLS are ignored with a warning', () => {
   const certs = makeCerts();
   const files = { 'grpc-server-cert': certs.files.serverCert, 'grpc-server-key': certs.files.serverKey, 'grpc-root-cert': certs.files.ca };

@@ -26,10 +26,10 @@ function startError(flags: Record<string, string>): string {
   return assert.fail('expected an error');
 }
 
-test('defaults: 64 MiB input, 60 s headers, 300 s request, 1024 connections; seconds become ms', () => {
-  assert.deepEqual({ ...httpOptionsFromFlags({}, logger()) }, { maxInputSize: 64 * 2 ** 20, headerTimeoutMs: 60_000, requestTimeoutMs: 300_000, maxConnections: 1024 });
-  const o = httpOptionsFromFlags({ 'http-max-input-size': '1000', 'http-header-timeout-secs': '5', 'http-request-timeout-secs': '0', 'http-max-connections': '0' }, logger());
-  assert.deepEqual({ ...o }, { maxInputSize: 1000, headerTimeoutMs: 5000, requestTimeoutMs: 0, maxConnections: 0 });
+test('defaults: 64 MiB input, 60 s headers, 300 s request, 1024 connections of which 256 pending; seconds become ms', () => {
+  assert.deepEqual({ ...httpOptionsFromFlags({}, logger()) }, { maxInputSize: 64 * 2 ** 20, headerTimeoutMs: 60_000, requestTimeoutMs: 300_000, maxConnections: 1024, maxPendingConnections: 256 });
+  const o = httpOptionsFromFlags({ 'http-max-input-size': '1000', 'http-header-timeout-secs': '5', 'http-request-timeout-secs': '0', 'http-max-connections': '0', 'http-max-pending-connections': '8' }, logger());
+  assert.deepEqual({ ...o }, { maxInputSize: 1000, headerTimeoutMs: 5000, requestTimeoutMs: 0, maxConnections: 0, maxPendingConnections: 8 });
 });
 
 test('sizes and timeouts out of range name the flag', () => {
@@ -37,6 +37,7 @@ test('sizes and timeouts out of range name the flag', () => {
   assert.match(startError({ 'http-request-timeout-secs': '-1' }), /^--http-request-timeout-secs expects an integer from 0 to 86400/);
   assert.match(startError({ 'http-header-timeout-secs': '1.5' }), /^--http-header-timeout-secs expects an integer/);
   assert.match(startError({ 'http-max-connections': 'many' }), /^--http-max-connections expects an integer >= 0/);
+  assert.match(startError({ 'http-max-pending-connections': '0' }), /^--http-max-pending-connections expects an integer >= 1, got '0'/);
 });
 
 test('TLS as tritonserver reads its gRPC flags: mutual implies TLS; certificate flags without TLS are ignored with a warning', () => {

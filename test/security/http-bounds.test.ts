@@ -334,23 +334,57 @@ test('a request that takes longer to answer (3 s) than the request timeout is no
 
 // --- connection flood --------------------------------------------------------------------------
 
-test('connections past --http-max-connections are closed on arrival; a freed slot serves again', async () => {
+test('connections past --http-max-connections: a newcomer takes the slot of the oldest one that has sent nothing; with all in use it is closed on arrival', async () => {
   const small = await startTestServer({ maxConnections: 3 });
+  const live = 'GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n';
   try {
     const p = Number(new URL(small.base).port);
-    const open = await Promise.all([1, 2, 3].map(() => new Promise<Socket>((resolve) => { const s = connect(p, '127.0.0.1', () => resolve(s)); })));
+    const connectOne = () => new Promise<Socket>((resolve) => { const s = connect(p, '127.0.0.1', () => resolve(s)); s.on('error', () => {}); });
+    // Three silent connections: the fourth closes the oldest of them and is served.
+    const silent = [await connectOne(), await connectOne(), await connectOne()];
+    const oldestClosed = new Promise<void>((resolve) => { silent[0]!.resume(); silent[0]!.once('close', () => resolve()); });
     await new Promise((r) => setTimeout(r, 50));
-    const refused = await exchange(p, ['GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n'], { waitMs: 2000 });
+    const served = await exchange(p, [live, { pauseMs: 100 }], { waitMs: 2000 });
+    assert.equal(responses(served.text)[0]?.status, 200);
+    await oldestClosed;
+    for (const s of silent) s.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    // Three kept-alive connections that each made a request: the fourth is closed unread.
+    const busy = [await connectOne(), await connectOne(), await connectOne()];
+    for (const s of busy) s.write(live);
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await exchange(p, [live], { waitMs: 2000 });
     assert.ok(refused.closed, 'the fourth connection was closed');
     assert.equal(refused.text, '', 'and never answered: no request was read from it');
-    open[0]!.destroy();
+    busy[0]!.destroy();
     await new Promise((r) => setTimeout(r, 50));
-    const served = await exchange(p, ['GET /v2/health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { waitMs: 2000 });
-    assert.equal(responses(served.text)[0]?.status, 200);
-    for (const s of open) s.destroy();
+    const again = await exchange(p, ['GET /v2/health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { waitMs: 2000 });
+    assert.equal(responses(again.text)[0]?.status, 200, 'a freed slot serves again');
+    for (const s of busy) s.destroy();
   } finally {
     await small.close();
   }
+});
+
+test('1100 connections that send nothing: a client is still answered; the oldest are closed as the pending bound (256) fills, the rest at the header timeout', async () => {
+  const silent: { socket: Socket; closed: boolean }[] = [];
+  for (let i = 0; i < 1100; i += 100) {
+    await Promise.all(Array.from({ length: 100 }, () => new Promise<void>((resolve) => {
+      const x = { socket: connect(port, '127.0.0.1'), closed: false };
+      silent.push(x);
+      x.socket.on('error', () => {});
+      x.socket.resume();
+      x.socket.on('close', () => { x.closed = true; resolve(); });
+      x.socket.once('connect', () => resolve());
+    })));
+  }
+  const t0 = performance.now();
+  await assertServing();
+  assert.ok(performance.now() - t0 < 15_000);
+  const end = Date.now() + HEADER_TIMEOUT_MS + 10_000;
+  while (silent.some((x) => !x.closed) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(silent.filter((x) => !x.closed).length, 0, 'every silent connection closed by the header timeout');
+  await assertServing();
 });
 
 // --- malformed HTTP (node's parser) and fastify's own errors -----------------------------------

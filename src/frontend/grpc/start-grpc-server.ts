@@ -31,6 +31,15 @@ export interface GrpcServerOptions {
   maxInputBytes?: number;
   /** Open connections at once; default 1024. */
   maxConnections?: number;
+  /**
+   * Connections that have not yet completed TLS and the HTTP/2 preface and SETTINGS, at most; one
+   * more closes the oldest of them. Default 256 (and never more than `maxConnections`).
+   */
+  maxPendingConnections?: number;
+  /** A connection that has not completed TLS and the HTTP/2 preface and SETTINGS within this is closed; default 5000; 0 = never. */
+  handshakeTimeoutMs?: number;
+  /** A connection with no call open that has sent nothing for this long is closed with GOAWAY; default 60000; 0 = never. */
+  idleTimeoutMs?: number;
   /** Calls in flight on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); default 128. */
   maxConcurrentStreams?: number;
   /** Serve TLS (tritonserver's --grpc-use-ssl / --grpc-use-ssl-mutual); plain text when absent. */
@@ -72,9 +81,16 @@ const log = createLogger('grpc');
 const MAX_SEND_BYTES = 2 ** 31 - 1;
 /**
  * Defaults: HTTP's 64 MiB input size and 1024 connections; 128 calls per connection (nginx's
- * HTTP/2 default; a client with more in flight waits for a slot, it is not refused).
+ * HTTP/2 default; a client with more in flight waits for a slot, it is not refused). A quarter of
+ * the connections may be waiting for their handshake, for at most 5 s: a client's TLS and preface
+ * take a round trip or two, and silent sockets are gone well within 10 s. A connection with no
+ * call is closed after 60 s of silence, nearly HTTP's 65 s keep-alive (gRPC clients reconnect on
+ * their next call by themselves).
  */
-export const GRPC_DEFAULTS = Object.freeze({ maxInputBytes: 64 * 2 ** 20, maxConnections: 1024, maxConcurrentStreams: 128 });
+export const GRPC_DEFAULTS = Object.freeze({
+  maxInputBytes: 64 * 2 ** 20, maxConnections: 1024, maxConcurrentStreams: 128,
+  maxPendingConnections: 256, handshakeTimeoutMs: 5000, idleTimeoutMs: 60_000,
+});
 const CLOSE_GRACE_MS = 1000;
 
 interface Packages {
@@ -129,7 +145,13 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
 
   const host = options.host ?? '0.0.0.0';
   const listener = await listenGrpc(grpcServer, credentials, {
-    host: host.replace(/^\[(.*)\]$/, '$1'), port: options.port, maxConnections: options.maxConnections ?? GRPC_DEFAULTS.maxConnections,
+    host: host.replace(/^\[(.*)\]$/, '$1'), port: options.port, plainText: !options.tls,
+    limits: {
+      maxConnections: options.maxConnections ?? GRPC_DEFAULTS.maxConnections,
+      maxPending: options.maxPendingConnections ?? GRPC_DEFAULTS.maxPendingConnections,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? GRPC_DEFAULTS.handshakeTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs ?? GRPC_DEFAULTS.idleTimeoutMs,
+    },
     ...(options.exclusive ? { exclusive: true } : {}),
   });
   const port = listener.port;

@@ -2,7 +2,8 @@
  * What one client may cost the HTTP front end: body size, time to send a request, connections.
  * Defaults: Triton's 64 MiB for --http-max-input-size; node's own 60 s for the headers and 300 s
  * for the whole request (fastify turns the latter off, which let a trickled body hold a socket
- * forever); 1024 connections (the listen backlog Triton uses).
+ * forever); 1024 connections (the listen backlog Triton uses), of which at most 256 may be waiting
+ * for their first request (gRPC's default too).
  */
 
 export interface HttpLimits {
@@ -12,8 +13,16 @@ export interface HttpLimits {
   headerTimeoutMs: number;
   /** Time from the start of a request to the end of its body; 0 = none. */
   requestTimeoutMs: number;
-  /** Open connections at most; more are closed as they arrive, before a byte is read. 0 = none. */
+  /**
+   * Open connections at most. Past it a newcomer closes the oldest connection that has not sent a
+   * request yet, or, when every one has, is closed as it arrives, before a byte is read. 0 = none.
+   */
   maxConnections: number;
+  /**
+   * Connections that have not completed TLS and the headers of a first request, at most; one more
+   * closes the oldest of them, so that silent sockets cannot hold the slots of real clients.
+   */
+  maxPendingConnections: number;
 }
 
 export const HTTP_DEFAULTS: Readonly<HttpLimits> = Object.freeze({
@@ -21,6 +30,7 @@ export const HTTP_DEFAULTS: Readonly<HttpLimits> = Object.freeze({
   headerTimeoutMs: 60_000,
   requestTimeoutMs: 300_000,
   maxConnections: 1024,
+  maxPendingConnections: 256,
 });
 
 /** `options` over the defaults; a header timeout longer than the request timeout is cut to it (node requires it). */

@@ -19,7 +19,7 @@ import { clientErrorHandler, refuseConnect } from './client-error.js';
 import { closeHttpServer } from './close-http-server.js';
 import { compressResponse, inflateRequest } from './compression.js';
 import { nodeServerOptions, resolveLimits, type HttpLimits } from './http-limits.js';
-import { boundConnections } from '../transport/index.js';
+import { guardConnections } from '../transport/index.js';
 import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http-tls.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
@@ -37,6 +37,9 @@ import { Errors } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 
 const log = createLogger('http');
+const GUARD_NAMES = Object.freeze({
+  what: 'HTTP', maxConnections: '--http-max-connections', maxPending: '--http-max-pending-connections', handshakeTimeout: '--http-header-timeout-secs',
+});
 
 export interface HttpServerOptions extends Partial<HttpLimits> {
   port: number;
@@ -97,7 +100,10 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
       ? { https: { ...nodeOptions, ...httpsServerOptions(options.tls, limits.headerTimeoutMs) } }
       : { http: nodeOptions }),
   });
-  boundConnections(app.server, limits.maxConnections, log, 'HTTP', '--http-max-connections');
+  // The time to a first request is node's header timeout (a 408 says why), so the guard sets none.
+  const guard = guardConnections(app.server, {
+    maxConnections: limits.maxConnections, maxPending: limits.maxPendingConnections, handshakeTimeoutMs: 0, idleTimeoutMs: 0,
+  }, log, GUARD_NAMES);
   app.server.on('connect', refuseConnect);
   if (options.tls) answerPlainHttp(app.server as unknown as TlsServer);
   // Before any route exists: every route is classified, restricted ones get their header check.
@@ -140,6 +146,8 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
   registerSharedMemoryRoutes(app, plane);
+  // After routeByHeader, which wraps the 'request' listeners there are: a relayed request counts too.
+  app.server.prependListener('request', (req) => guard.established(req.socket));
   return app;
 }
 
