@@ -73,8 +73,14 @@ export async function createCapture(settings: CaptureSettings, options: CaptureO
       if (rate === undefined) return run(request);
       const sampled = sample(request.model, rate);
       if (!sampled && settings.failures === 0) return run(request);
-      const root = new RequestCapture(o, sampled).root(request);
-      if (sampled) keepReadable(request.inputs);
+      let root: Hop;
+      try {
+        root = new RequestCapture(o, sampled).root(request);
+        if (sampled) keepReadable(request.inputs);
+      } catch {
+        queue.drop('error'); // a request whose tensors cannot be read is served uncaptured
+        return run(request);
+      }
       request.capture = root;
       return watched(run(request), root);
     },

@@ -85,7 +85,7 @@ export function treeText(req: CapturedRequest, full: boolean): string[] {
   const s = requestSummary(req);
   const out = [`request ${req.requestId}  ${String(s.model)}${s.version ? ` v${String(s.version)}` : ''}  ${String(s.time)}  capture ${req.capture}${s.sampled === false ? '  (failed, not sampled: its failing path only)' : ''}`];
   const failed = req.failed ? failingRecord(req) : undefined;
-  if (failed) out.push(`failed at ${failed.step === undefined ? 'the request' : `step '${failed.step}' (model '${failed.model}')`}: ${failed.error}`);
+  if (failed) out.push(`failed at ${failed.step === undefined ? 'the request' : `${failed.kind} '${failed.step}' (model '${failed.model}')`}: ${failed.error}`);
   const walk = (n: RecordNode, lead: string, last: boolean, top: boolean) => {
     const r = n.record;
     const branch = top ? '' : last ? '└─ ' : '├─ ';

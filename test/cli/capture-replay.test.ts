@@ -4,7 +4,8 @@
  * text_routed (English, French) and a non-image to ocr_mapped; `inspect` shows the English request's
  * langid and sentiment steps with their tensors and names ocr_image as where the bad one failed;
  * `replay` against a copy whose switch condition is inverted exits 1 naming the differences, and
- * against the same server exits 0.
+ * against the same server (over gRPC, captured in turn) exits 0; the receiver got every request's
+ * events, and the metrics port counts the records.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -108,10 +109,17 @@ test('capture -> inspect -> replay on the built-in pipelines', async () => {
   assert.equal(json.code, 1);
   assert.deepEqual((JSON.parse(json.stdout) as { replayed: number; differ: number }), { ...JSON.parse(json.stdout), replayed: 2, differ: 2 });
 
-  // replay against the server that captured them: the same answers, exit 0.
-  const same = await runTributary(['replay', dir, '--url', `127.0.0.1:${served.http}`], 60_000);
+  // replay against the server that captured them (over gRPC this time): the same answers, exit 0.
+  const same = await runTributary(['replay', dir, '--url', `127.0.0.1:${served.grpc}`, '--protocol', 'grpc'], 60_000);
   assert.equal(same.code, 0, same.stdout + same.stderr);
   assert.match(same.stdout, /^3 replayed, 0 differ$/m);
+  // The replayed requests came in over gRPC and were captured as the HTTP ones were.
+  let again = 0;
+  for (let i = 0; i < 200 && again < 2; i++) {
+    again = (await readCaptureDir(dir)).records.filter((r) => r.record === 0 && r.request_id === 'req-en').length;
+    if (again < 2) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(again, 2);
 
   // The CloudEvents receiver got each request's request and response event, ce-id the request id.
   const types = (id: string) => events.filter((e) => e.headers['ce-id'] === id).map((e) => e.headers['ce-type']).sort();
