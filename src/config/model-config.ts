@@ -205,13 +205,13 @@ interface ModelEnsembling {
  * its variants by weight, optionally sticky on a header or parameter, and may mirror a copy to a
  * shadow model. docs/experiments.md.
  */
-export interface ModelExperiment {
+interface ModelExperiment {
   variants: ExperimentVariant[];
   sticky?: { header?: string; parameter?: string };
   mirror?: ExperimentMirror;
 }
 
-export interface ExperimentVariant {
+interface ExperimentVariant {
   model: string;
   /** A version of the model ("2"); absent = the version the model serves by default. */
   version?: string;
@@ -219,7 +219,7 @@ export interface ExperimentVariant {
   weight: number;
 }
 
-export interface ExperimentMirror {
+interface ExperimentMirror {
   model: string;
   version?: string;
   /** Share of the requests copied to the mirror, 0..100 (default 100). */

@@ -14,8 +14,8 @@ import { pickVariant, routingKey, stablePoint } from './pick-variant.js';
 import type { RoutingHeaders } from './routing-headers.js';
 
 /** Response parameters naming who answered (docs/experiments.md). */
-export const VARIANT_PARAMETER = 'experiment_variant';
-export const VARIANT_VERSION_PARAMETER = 'experiment_variant_version';
+const VARIANT_PARAMETER = 'experiment_variant';
+const VARIANT_VERSION_PARAMETER = 'experiment_variant_version';
 
 export interface ExperimentSchedulerOptions {
   host: ModelHost;

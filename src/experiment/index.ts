@@ -1,6 +1,5 @@
 export { compileExperiment } from './compile-experiment.js';
-export type { CompiledExperiment, ResolveConfig } from './compile-experiment.js';
-export { createExperimentScheduler, VARIANT_PARAMETER, VARIANT_VERSION_PARAMETER } from './experiment-scheduler.js';
+export { createExperimentScheduler } from './experiment-scheduler.js';
 export type { ExperimentPlan, PlanVariant } from './experiment-plan.js';
 export type { MirrorOutcome } from './create-mirror.js';
 export { createRoutingHeaders } from './routing-headers.js';

@@ -26,7 +26,7 @@ output:
   - { name: Y, data_type: ${type}, dims: [1] }
 `;
 
-export const GREET = `name: greet
+const GREET = `name: greet
 experiment:
   variants:
     - { model: greet_a, weight: 50 }

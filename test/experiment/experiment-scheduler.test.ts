@@ -66,7 +66,9 @@ test('weighted random with the injected source; the answer is the variant\'s, na
   const h = host();
   const e = experiment(SPLIT, h, { random: () => points.shift()! });
   const answers = [];
-  for (let i = 0; i < 4; i++) answers.push(await lastValueFrom(e.model.infer(request(i))));
+  // Classification is the variant's to apply: the experiment relays outputs as they come.
+  const classify = { outputs: [{ name: 'Y', parameters: { classification: 1 } }] };
+  for (let i = 0; i < 4; i++) answers.push(await lastValueFrom(e.model.infer(request(i, classify))));
   assert.deepEqual(e.routed.map((v) => v.variant), ['a', 'a', 'b', 'b']);
   assert.deepEqual(h.seen.map((r) => r.model), ['a', 'a', 'b', 'b']);
   assert.equal(h.seen[0]!.version, undefined, "no pinned version: the variant's default");
@@ -76,6 +78,7 @@ test('weighted random with the injected source; the answer is the variant\'s, na
   assert.equal(first.version, '1');
   assert.deepEqual(first.parameters, { own: 1, experiment_variant: 'a', experiment_variant_version: '3' });
   assert.deepEqual(Array.from(first.outputs[0]!.data as Float32Array), [0]);
+  assert.deepEqual(h.seen[0]!.outputs, classify.outputs, 'the variant is asked for the classification');
   assert.equal(e.model.statistics().inference_stats.success.count, 4);
 });
 
