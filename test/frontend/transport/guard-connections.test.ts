@@ -128,7 +128,7 @@ test('a connection that does not complete its handshake in time is closed; one t
     const talking = await client(r.port, true);
     await until(() => silent.closed, 2000, 'the silent connection closed');
     const ms = performance.now() - t0;
-    assert.ok(ms >= 290 && ms < 1000, `closed after ${ms.toFixed(0)} ms`);
+    assert.ok(ms >= 290 && ms < 3000, `closed after ${ms.toFixed(0)} ms`);
     await sleep(400);
     assert.equal(talking.closed, false);
     assert.match(r.warnings.join('\n'), /closed 1 connection\(s\) so far that did not complete their handshake within 300 ms \(--handshake\)/);
@@ -142,21 +142,24 @@ test('idle: closed gracefully after the idle time; bytes and calls in progress k
   const r = await rig({ idleTimeoutMs: 300, handshakeTimeoutMs: 0 });
   try {
     const quiet = await client(r.port, true);
+    const serverSide = r.accepted[0]!;
+    let resetAt = 0;
+    serverSide.once('close', () => { resetAt = performance.now(); });
     const chatty = await client(r.port, true);
     const busy = await client(r.port, true);
     busy.socket.write('busy\n');
     const ping = setInterval(() => chatty.socket.write('.'), 100);
     await until(() => quiet.text === 'bye\n', 2000, 'the quiet connection told to close');
+    const byeAt = performance.now();
     await sleep(600);
     assert.equal(chatty.text, '', 'a connection that keeps sending is not idle');
     assert.equal(busy.text, '', 'a connection with a call in progress is not idle');
     clearInterval(ping);
     busy.socket.write('done\n');
     await until(() => chatty.text === 'bye\n' && busy.text === 'bye\n', 2000, 'both told to close once quiet');
-    // The quiet client never ends its side: the server destroys it (at least 1 s after the graceful close).
-    const serverSide = r.accepted[0]!;
-    assert.equal(serverSide.destroyed, false);
-    await until(() => serverSide.destroyed, 3000, 'the server closed a connection whose client did not');
+    // The quiet client never ends its side: the server destroys it, 1 s (the least grace) after the graceful close.
+    await until(() => resetAt > 0, 3000, 'the server closed a connection whose client did not');
+    assert.ok(resetAt - byeAt >= 900, `reset ${(resetAt - byeAt).toFixed(0)} ms after the graceful close`);
     for (const c of [quiet, chatty, busy]) c.socket.destroy();
   } finally {
     await r.close();
