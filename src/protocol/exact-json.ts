@@ -21,6 +21,13 @@ const MARK_JSON = JSON.stringify(MARK).slice(1, -1);
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/**
+ * An integer literal of more digits than this is past FP64's 1.8e308, so out of range for every
+ * datatype: it is left to JSON.parse, which makes it ±Infinity in linear time, and the decoders
+ * refuse it as out of range. BigInt() of a million digits took 0.8 s, printing it 3 s.
+ */
+const MAX_EXACT_DIGITS = 309;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -54,7 +61,7 @@ function markBigIntegers(text: string): string | undefined {
     const integer = next !== 0x2e && next !== 0x65 && next !== 0x45; // no '.', 'e', 'E'
     if (!integer) {
       while (i < end && /[\d.eE+-]/.test(text[i]!)) i++;
-    } else if (i - start >= 16) {
+    } else if (i - start >= 16 && i - start - (c === 0x2d ? 1 : 0) <= MAX_EXACT_DIGITS) {
       const literal = text.slice(start, i);
       const v = BigInt(literal);
       if (v > MAX_SAFE || v < -MAX_SAFE) {

@@ -21,6 +21,20 @@ const INT_RANGE: Partial<Record<DataType, [number, number]>> = {
   UINT8: [0, 255], UINT16: [0, 65535], UINT32: [0, 4294967295],
 };
 
+/** The largest finite FP32 (numpy's float32 max); a double rounding past it becomes Infinity. */
+const FP32_MAX = 3.4028234663852886e38;
+const FLOAT_RANGE = { FP32: `FP32 [${-FP32_MAX}, ${FP32_MAX}]`, FP64: `FP64 [${-Number.MAX_VALUE}, ${Number.MAX_VALUE}]` };
+
+/**
+ * A number JSON cannot hold as a double (1e309, a 400-digit integer) arrives as ±Infinity: JSON
+ * has no infinity of its own, so that is always an overflow, shown by its side of the range.
+ */
+function shownNumber(v: number): string {
+  if (v === Infinity) return `above ${Number.MAX_VALUE}`;
+  if (v === -Infinity) return `below ${-Number.MAX_VALUE}`;
+  return String(v);
+}
+
 function flatten(data: readonly unknown[]): readonly unknown[] {
   let nested = false;
   for (let i = 0; i < data.length; i++) if (Array.isArray(data[i])) { nested = true; break; }
@@ -35,7 +49,13 @@ function toBigInt(name: string, v: unknown, i: number, unsigned: boolean, lossy:
     if (lossy && !Number.isSafeInteger(v)) throw Errors.requestJsonInexact(`tensor '${name}' element ${i}`);
     b = BigInt(v);
   }
-  else if (typeof v === 'string' && /^-?\d+$/.test(v)) b = BigInt(v);
+  else if (typeof v === 'string' && /^-?\d+$/.test(v)) {
+    // More digits than any 64-bit integer has: out of range, without a slow BigInt of a long string.
+    const digits = v.length > 21 ? v.replace(/^-?0*/, '').length : 0;
+    if (digits > 20) throw Errors.tensorElementRange(name, i, `${v.startsWith('-') ? '-' : ''}${v.slice(v.length - digits, v.length - digits + 12)}... (${digits} digits)`, unsigned ? 'UINT64' : 'INT64');
+    b = BigInt(v);
+  }
+  else if (v === Infinity || v === -Infinity) throw Errors.tensorElementRange(name, i, shownNumber(v), unsigned ? 'UINT64' : 'INT64');
   else throw Errors.tensorElementInvalid(name, undefined, i, 'an integer (a number, or a decimal string past 2^53)', stringifyExact(v));
   if (unsigned ? b < 0n || b > 0xffffffffffffffffn : b < -(2n ** 63n) || b >= 2n ** 63n) {
     throw Errors.tensorElementRange(name, i, String(b), unsigned ? 'UINT64' : 'INT64');
@@ -88,6 +108,12 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
       if (typeof v === 'bigint') a[i] = Number(v);
       else if (typeof v !== 'number') throw Errors.tensorElementInvalid(name, datatype, i, 'a number', stringifyExact(v));
       else a[i] = v;
+      // JSON holds no infinity, so an infinite element overflowed: past FP64 (1e309), or past FP32
+      // once stored (1e39; numpy would make it inf silently). Refused rather than computed with.
+      if (!Number.isFinite(a[i]!)) {
+        const shown = typeof v === 'bigint' ? (Number.isFinite(Number(v)) ? String(v) : shownNumber(Number(v))) : shownNumber(v as number);
+        throw Errors.tensorElementRange(name, i, shown, FLOAT_RANGE[datatype]);
+      }
     }
   } else {
     const [lo, hi] = INT_RANGE[datatype]!;
@@ -95,6 +121,7 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
     for (let i = 0; i < count; i++) {
       const v = flat[i];
       if (typeof v === 'bigint') throw Errors.tensorElementRange(name, i, String(v), `${datatype} [${lo}, ${hi}]`);
+      if (v === Infinity || v === -Infinity) throw Errors.tensorElementRange(name, i, shownNumber(v), `${datatype} [${lo}, ${hi}]`);
       if (typeof v !== 'number' || !Number.isInteger(v)) throw Errors.tensorElementInvalid(name, datatype, i, 'an integer', stringifyExact(v));
       if (v < lo || v > hi) throw Errors.tensorElementRange(name, i, String(v), `${datatype} [${lo}, ${hi}]`);
       a[i] = v;

@@ -4,7 +4,7 @@
  * InferenceRequest from protobuf. Server side: `decodeInferRequest`, `encodeInferResponse`.
  * Client side (bench, tests, SDK): `encodeInferRequest`, `decodeInferResponse`.
  */
-import { Errors } from '../errors.js';
+import { Errors, isTensorLevelError } from '../errors.js';
 import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor } from '../tensor/index.js';
 import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../inference/index.js';
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
@@ -132,7 +132,13 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   const inputs: Tensor[] = new Array(json.inputs.length);
   const seen = new Set<string>();
   for (let i = 0; i < json.inputs.length; i++) {
-    const t = decodeInput(json.inputs[i], i, ctx, cursor);
+    let t: Tensor;
+    try {
+      t = decodeInput(json.inputs[i], i, ctx, cursor);
+    } catch (e) {
+      // The codec names the tensor; the model is named here, as the gRPC decoder does.
+      throw isTensorLevelError(e) ? e.withContext(`model '${ctx.model}'`) : e;
+    }
     if (seen.has(t.name)) throw Errors.inputDuplicate(ctx.model, t.name);
     seen.add(t.name);
     inputs[i] = t;

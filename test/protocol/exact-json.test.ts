@@ -19,3 +19,11 @@ test('stringifyExact prints bigints with every digit', () => {
   assert.equal(stringifyExact(5n), '5');
   assert.equal(stringifyExact([1, 'a']), '[1,"a"]');
 });
+
+test('an integer literal past every datatype (more than 309 digits) is left to JSON.parse: ±Infinity, in linear time', () => {
+  const edge = `-${'9'.repeat(309)}`;
+  const v = parseJsonExact(`[${edge},${'1'.repeat(310)},-${'2'.repeat(1_000_000)}]`) as unknown[];
+  assert.equal(v[0], -(10n ** 309n - 1n), '309 digits (and a sign) are still exact');
+  assert.equal(v[1], Infinity);
+  assert.equal(v[2], -Infinity, 'a million digits: no BigInt (which took about a second), no hang');
+});

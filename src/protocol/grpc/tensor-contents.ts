@@ -26,8 +26,17 @@ export function hasContents(c: InferTensorContentsMsg | null | undefined): c is 
 }
 
 /**
+ * Datatypes narrower than the field that carries them (int_contents and uint_contents are 32-bit):
+ * a value past the datatype's range is refused, not wrapped (300 as INT8 would become 44).
+ */
+const NARROW: Partial<Record<DataType, readonly [number, number]>> = {
+  INT8: [-128, 127], INT16: [-32768, 32767], UINT8: [0, 255], UINT16: [0, 65535],
+};
+
+/**
  * A tensor from typed contents (the slow path: one conversion per element). Checks that the data
- * sits in the field matching the datatype and that the element count matches the shape.
+ * sits in the field matching the datatype, that each value fits the datatype and that the element
+ * count matches the shape.
  */
 export function tensorFromContents(name: string, datatype: DataType, shape: readonly number[], contents: InferTensorContentsMsg): Tensor {
   const field = CONTENTS_FIELD[datatype];
@@ -45,7 +54,18 @@ export function tensorFromContents(name: string, datatype: DataType, shape: read
     case 'INT64': return createTensor(name, datatype, shape, BigInt64Array.from(values as (string | number)[], (v) => BigInt(v)));
     case 'UINT64': return createTensor(name, datatype, shape, BigUint64Array.from(values as (string | number)[], (v) => BigInt(v)));
     case 'BYTES': return createTensor(name, datatype, shape, values as Uint8Array[]);
-    default: return createTensor(name, datatype, shape, values as number[]);
+    default: {
+      const range = NARROW[datatype];
+      if (range) {
+        const [lo, hi] = range;
+        const nums = values as number[];
+        for (let i = 0; i < nums.length; i++) {
+          const v = nums[i]!;
+          if (v < lo || v > hi) throw Errors.tensorElementRange(name, i, String(v), `${datatype} [${lo}, ${hi}] (${field})`);
+        }
+      }
+      return createTensor(name, datatype, shape, values as number[]);
+    }
   }
 }
 
