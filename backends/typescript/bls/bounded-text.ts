@@ -5,7 +5,7 @@
  * server's own bound on messages (8 KiB, src/errors.ts MAX_MESSAGE_BYTES), so the count in the
  * note is the one the client reads.
  */
-export const SANDBOX_TEXT_BYTES = 4096;
+const SANDBOX_TEXT_BYTES = 4096;
 
 /** Room kept for the "... (N more bytes)" ending. */
 const NOTE_BYTES = 32;
