@@ -1,7 +1,7 @@
 /**
  * `serve --replicas N`'s primary: it loads no model. It forks N replicas (node:cluster: each loads
- * the repository and listens on the HTTP and gRPC ports, whose connections the primary hands out
- * round-robin), replaces one that exits (createRestartTracker), runs repository control on all of
+ * the repository and accepts connections itself from the HTTP and gRPC ports' listening sockets,
+ * which the primary opens and shares with them), replaces one that exits (createRestartTracker), runs repository control on all of
  * them (createBroadcast), serves the one metrics port with their metrics summed, and on
  * SIGTERM/SIGINT passes the signal to each, which drains as a single server does.
  *
@@ -79,6 +79,11 @@ export async function runPrimary(o: PrimaryOptions, log: Logger): Promise<number
     ]))
     : undefined;
 
+  // Each replica accepts from the shared listening sockets itself: with round-robin (node's default
+  // on Linux) the primary accepts and passes each connection to a replica, and closes its copy only
+  // when the replica confirms; a replica killed in between leaves that connection open in the
+  // primary, unread and unanswered, for good. Frozen by setupPrimary, so set before it.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   // Structured clone: a load request's files are bytes.
   cluster.setupPrimary({ exec: BIN, args: ['serve', ...o.argv], serialization: 'advanced' });
 

@@ -28,7 +28,7 @@ export function startBanner(b: {
   const lines = [`tributary ${b.version} started, server id '${b.id}'`];
   if (b.replicas) {
     const each = b.replicas.map((r) => `pid ${r.pid} (started in ${r.startMs} ms)`).join(', ');
-    lines.push(`  ${b.replicas.length} replicas sharing the HTTP and gRPC ports (node:cluster, round-robin): ${each}`);
+    lines.push(`  ${b.replicas.length} replicas sharing the HTTP and gRPC ports (node:cluster, each replica accepting from them): ${each}`);
   }
   for (const l of b.listeners) lines.push(`  ${l.name} listening on ${hostPort(l.host, l.port)}${l.path ?? ''}`);
   if (b.models.length === 0) lines.push('  no models');

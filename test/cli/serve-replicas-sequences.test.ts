@@ -1,7 +1,7 @@
 /**
- * Sequences under `tributary serve --replicas 2`: node:cluster hands connections to replicas in
- * turn, so a sequence sent over a fresh connection per request reaches both; the replica that does
- * not own it (hash of the sequence id) relays it to the owner. Each answer's `tributary-replica`
+ * Sequences under `tributary serve --replicas 2`: each new connection is accepted by either
+ * replica, so a sequence sent over a fresh connection per request reaches both; the replica that
+ * does not own it (hash of the sequence id) relays it to the owner. Each answer's `tributary-replica`
  * header is the owner's pid, and the accumulator's running totals prove the state stayed whole.
  */
 import { test } from 'node:test';
@@ -94,7 +94,7 @@ test('serve --replicas 2: sequences stay whole across connections, and a dead ow
   try {
     for (const header of [false, true]) {
       await t.test(`HTTP, a new connection per request, ${header ? 'with' : 'without'} the routing header`, async () => {
-        // An odd count: connections go to the replicas in turn, so each sequence's requests reach both.
+        // 25 connections, each accepted by either replica: the requests of a sequence reach both.
         const ids: (number | string)[] = header ? [101, 102, 103, 104, 'user-7'] : [1, 2, 3, 'session-a', 'session-b'];
         const owners = new Map<number | string, Set<number>>();
         for (let step = 0; step < VALUES.length; step++) {

@@ -1,7 +1,7 @@
 /**
  * Which replica of `serve --replicas N` owns a sequence: slot 1 + hash(id) mod N, the hash over the
  * id's string form (decimal for a number), so that every replica, and every protocol, picks the
- * same one. node:cluster hands out connections, not requests; a sequence whose requests come over
+ * same one. Replicas accept connections, not requests; a sequence whose requests come over
  * several connections must still meet its state, which lives in one process.
  */
 
