@@ -6,7 +6,7 @@
  */
 import type { Subscription } from 'rxjs';
 import type { ModelHost } from '../backend/index.js';
-import { setCallChain, type CallLink, type InferenceRequest } from '../inference/index.js';
+import { setCallChain, type CallLink, type CaptureRecord, type InferenceRequest } from '../inference/index.js';
 import { releaseExclusive } from '../tensor/index.js';
 import type { PlanMirror } from './experiment-plan.js';
 import { stablePoint } from './pick-variant.js';
@@ -29,7 +29,8 @@ export interface Mirror {
 }
 
 export function createMirror(spec: PlanMirror, host: ModelHost, random: () => number, report: (outcome: MirrorOutcome) => void): Mirror {
-  const running = new Set<Subscription>();
+  /** The copies in flight, with their capture records (cancelled if the experiment unloads). */
+  const running = new Map<Subscription, CaptureRecord | undefined>();
   let count = 0;
   return {
     wants(request, key) {
@@ -54,6 +55,9 @@ export function createMirror(spec: PlanMirror, host: ModelHost, random: () => nu
       }
       // A new request, not a spread of the client's: no trace, no signal, no requested outputs.
       const copy: InferenceRequest = { model: spec.model, inputs: request.inputs };
+      // A captured request records the copy beside its variant's call, so the two answers compare.
+      const rec = request.capture?.open('mirror', spec.model, spec.model, request.inputs);
+      if (rec) copy.capture = rec;
       if (spec.version !== undefined) copy.version = spec.version;
       if (request.id !== undefined) copy.id = request.id;
       if (request.parameters !== undefined) copy.parameters = request.parameters;
@@ -67,23 +71,27 @@ export function createMirror(spec: PlanMirror, host: ModelHost, random: () => nu
       report('sent');
       let done = false;
       let sub: Subscription | undefined;
-      const end = (failed: boolean) => {
+      const end = (error?: unknown) => {
         if (done) return;
         done = true;
         count--;
         if (sub) running.delete(sub);
-        if (failed) report('failed');
+        rec?.end(error);
+        if (error !== undefined) report('failed');
       };
       try {
-        sub = host.infer(copy).subscribe({ error: () => end(true), complete: () => end(false) });
-      } catch {
-        end(true);
+        sub = host.infer(copy).subscribe({ next: (r) => rec?.respond(r.outputs, r.version), error: (e: unknown) => end(e ?? new Error('failed')), complete: () => end() });
+      } catch (e) {
+        end(e ?? new Error('failed'));
       }
-      if (!done && sub) running.add(sub);
+      if (!done && sub) running.set(sub, rec);
     },
     inflight: () => count,
     stop() {
-      for (const s of [...running]) s.unsubscribe();
+      for (const [s, rec] of [...running]) {
+        s.unsubscribe();
+        rec?.cancel();
+      }
       running.clear();
       count = 0;
     },

@@ -53,6 +53,9 @@ export function createExperimentScheduler(plan: ExperimentPlan, o: ExperimentSch
     req.model = v.model;
     if (v.version !== undefined) req.version = v.version;
     setCallChain(req, chain);
+    // A captured request records the variant's call under its own record, as a step's.
+    const rec = item.request.capture?.open('variant', v.variant, v.model, item.request.inputs);
+    if (rec) req.capture = rec;
     let ended = false;
     let subscribing = true;
     let refused = false;
@@ -68,19 +71,25 @@ export function createExperimentScheduler(plan: ExperimentPlan, o: ExperimentSch
       if (ended) return;
       finish();
       sub?.unsubscribe();
+      rec?.cancel();
       item.fail(abortReason(item.signal, name));
     };
     item.signal.addEventListener('abort', onAbort, { once: true });
     sub = host.infer(req).subscribe({
-      next: (r) => answer(item, v, r),
+      next: (r) => {
+        rec?.respond(r.outputs, r.version);
+        answer(item, v, r);
+      },
       error: (e: unknown) => {
         if (ended) return;
         if (subscribing) refused = true;
+        rec?.end(e);
         finish();
         item.fail(e);
       },
       complete: () => {
         if (ended) return;
+        rec?.end();
         finish();
         item.send(null, true); // a no-op after the variant's final response
       },

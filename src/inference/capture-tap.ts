@@ -1,7 +1,10 @@
 import type { Tensor } from '../tensor/index.js';
 
-/** What one captured hop is: a pipeline step, a map item, a loop iteration, or a BLS child call. */
-export type CaptureKind = 'step' | 'item' | 'iteration' | 'call';
+/**
+ * What one captured hop is: a pipeline step, a map item, a loop iteration, a BLS child call, or an
+ * experiment's call of its variant or its mirror (recorded beside the variant's, to compare them).
+ */
+export type CaptureKind = 'step' | 'item' | 'iteration' | 'call' | 'variant' | 'mirror';
 
 /**
  * Set only on a captured request (`--capture-config`): whoever sends a request on to another model,
