@@ -77,6 +77,7 @@ export function createExperimentScheduler(plan: ExperimentPlan, o: ExperimentSch
     item.signal.addEventListener('abort', onAbort, { once: true });
     sub = host.infer(req).subscribe({
       next: (r) => {
+        if (ended) return;
         rec?.respond(r.outputs, r.version);
         answer(item, v, r);
       },
