@@ -153,3 +153,18 @@ test('unsubscribing cancels the variant; stop fails new requests and gives the s
   assert.deepEqual(headers.names(), []);
   await assert.rejects(lastValueFrom(e.model.infer(request(2)).pipe(toArray())), /unloading|not ready|UNAVAILABLE/i);
 });
+
+test('every request of a sequence reaches the variant its first did, whatever the weights draw', async () => {
+  let draws = 0;
+  const e = experiment(SPLIT, host(), { random: () => (draws++, 0) });
+  const variantsOf = new Map<bigint, Set<string>>();
+  for (let step = 0; step < 3; step++) {
+    for (let id = 1n; id <= 12n; id++) {
+      const r = await lastValueFrom(e.model.infer(request(1, { sequence: { id, start: step === 0, end: step === 2 } })));
+      variantsOf.set(id, (variantsOf.get(id) ?? new Set()).add(String(r.parameters?.experiment_variant)));
+    }
+  }
+  assert.equal(draws, 0, 'a sequence is routed by its correlation id, not drawn');
+  assert.ok([...variantsOf.values()].every((v) => v.size === 1));
+  assert.equal(new Set([...variantsOf.values()].map((v) => [...v][0])).size, 2, 'twelve sequences reach both variants');
+});
