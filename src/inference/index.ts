@@ -10,3 +10,4 @@ export { CancelSource } from './cancel-signal.js';
 export { callChainOf, checkCallCycle, setCallChain } from './call-chain.js';
 export type { CallLink } from './call-chain.js';
 export type { CancelSignal } from './cancel-signal.js';
+export type { ResponseDemand } from './response-demand.js';

@@ -1,6 +1,7 @@
 import type { Tensor } from '../tensor/index.js';
 import type { CancelSignal } from './cancel-signal.js';
 import type { CaptureTap } from './capture-tap.js';
+import type { ResponseDemand } from './response-demand.js';
 
 /** Request and response parameter values (KServe v2 `parameters`, gRPC InferParameter). */
 export type ParamValue = string | number | boolean | bigint;
@@ -46,6 +47,11 @@ export interface InferenceRequest {
   sequence?: SequenceFlags;
   /** An AbortSignal, or the server's lean CancelSignal. */
   signal?: CancelSignal;
+  /**
+   * Set by a front end that streams the responses (gRPC ModelStreamInfer, SSE): whether its client
+   * is taking them. Carried through the model to its backend and to a pipeline's steps.
+   */
+  demand?: ResponseDemand;
   /**
    * Set only on a traced request (the trace extension): the model that serves it opens its trace
    * here, and pipeline steps and BLS children carry their parent's so they are traced under it.
