@@ -82,8 +82,14 @@ export interface SendOptions {
 
 /** Decoupled models (config `model_transaction_policy { decoupled: true }`) respond through this. */
 export interface ResponseSender {
-  /** Send a response; `send(undefined, { final: true })` closes the stream without one. */
-  send(response: InferenceResponse | undefined, options?: SendOptions): void;
+  /**
+   * Send a response; `send(undefined, { final: true })` closes the stream without one. The promise
+   * resolves at once while the request's client takes its responses, and waits while it does not
+   * (a slow or stalled stream): `await sender.send(...)` makes the script wait for its client. It
+   * rejects with a CANCELLED ModelError once the request is cancelled or ended by the server.
+   * A script that does not await sends on, and its request fails once its stream is full.
+   */
+  send(response: InferenceResponse | undefined, options?: SendOptions): Promise<void>;
 }
 
 /** One request handed to `execute`. */

@@ -1,7 +1,7 @@
 import type { BackendRequest, ExecuteTimings } from '../../src/backend/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
 import type { Tensor } from '../../src/tensor/index.js';
-import type { WireResponse } from './bls/wire.js';
+import { SLOT_CLOSED, SLOT_PAUSED, type WireResponse } from './bls/wire.js';
 import { parentContext, type ParentContext } from './child-call.js';
 import type { OutputCheck } from './check-outputs.js';
 import type { CallHandlers, ScriptIsolate } from './script-isolate.js';
@@ -34,6 +34,8 @@ export class BatchCall implements CallHandlers {
   #open: number;
   #parents: (ParentContext | undefined)[] | undefined;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
+  /** Paused requests: what wakes each (its client took responses, it was cancelled or closed). */
+  #waits: ((() => void) | undefined)[] | undefined;
 
   constructor(shape: CallShape, iso: ScriptIsolate, batch: readonly BackendRequest[], t0: number, t1: number) {
     this.#shape = shape;
@@ -44,7 +46,7 @@ export class BatchCall implements CallHandlers {
     this.#closed = new Uint8Array(batch.length);
     this.#open = batch.length;
     // Only decoupled calls stay registered until every request is closed.
-    if (!shape.decoupled) { this.open = undefined; this.send = undefined; this.fail = undefined; }
+    if (!shape.decoupled) { this.open = undefined; this.send = undefined; this.fail = undefined; this.hold = undefined; }
     else this.#arm();
   }
 
@@ -75,6 +77,31 @@ export class BatchCall implements CallHandlers {
 
   fail?(e: TributaryError): void {
     this.#failOpen(e);
+  }
+
+  /**
+   * Backpressure: the request's `demand` (its front end's stream) says whether its client takes
+   * responses. A paused request is woken once, by its demand, its cancellation or its closing.
+   */
+  hold?(i: number, wake: (open: boolean) => void): number {
+    const b = this.#batch[i];
+    if (!b || this.#closed[i] || b.signal.aborted) return SLOT_CLOSED;
+    const demand = b.request.demand;
+    if (!demand || demand.ready) return 0;
+    const waits = (this.#waits ??= []);
+    if (waits[i]) return SLOT_PAUSED;
+    let forget: (() => void) | undefined;
+    const onWake = () => {
+      if (waits[i] !== onWake) return;
+      waits[i] = undefined;
+      forget?.();
+      b.signal.removeEventListener('abort', onWake);
+      wake(!this.#closed[i] && !b.signal.aborted);
+    };
+    waits[i] = onWake;
+    b.signal.addEventListener('abort', onWake);
+    forget = demand.whenReady(onWake);
+    return SLOT_PAUSED;
   }
 
   finish(out: WireResponse[] | null): ExecuteTimings {
@@ -131,6 +158,7 @@ export class BatchCall implements CallHandlers {
   #close(i: number): void {
     if (!this.#closed[i]) { this.#closed[i] = 1; this.#open--; }
     if (this.#open === 0 && this.#watchdog !== undefined) { clearTimeout(this.#watchdog); this.#watchdog = undefined; }
+    this.#waits?.[i]?.();
   }
 
   #failOpen(e: TributaryError): void {

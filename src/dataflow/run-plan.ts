@@ -223,6 +223,8 @@ class PlanRun {
     if (priority !== undefined && priority > 0) child.priority = priority;
     if (deadline !== undefined) child.deadline = deadline;
     if (request.trace !== undefined) child.trace = request.trace;
+    // A decoupled step pauses while the pipeline's client is not taking its responses.
+    if (request.demand !== undefined) child.demand = request.demand;
     if (request.routingHeaders !== undefined) child.routingHeaders = request.routingHeaders;
     if (this.#ctx.chain !== undefined) setCallChain(child, this.#ctx.chain);
     // A captured run records each node under the request's record; what runs for it records under the node's.

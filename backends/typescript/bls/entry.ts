@@ -1,4 +1,5 @@
-import { children, current, flushSends, host, scratch } from './host-channel.js';
+import { children, current, host, scratch } from './host-channel.js';
+import { flushSends, resume } from './send-queue.js';
 import { responseToWire } from './inference-response.js';
 import { ModelError, errorToWire } from './model-error.js';
 import { Request } from './request.js';
@@ -17,9 +18,10 @@ interface ScriptModel {
 
 /**
  * Wires the script's default export to the host: installs the functions the host calls
- * (`__trb_init`, `__trb_execute`, `__trb_deliver`, `__trb_finalize`). Every async result goes back
- * through `host().done(callId, ...)`; the host calls in synchronously and isolated-vm drains the
- * microtask queue before returning, so a script that never awaits the host completes in one entry.
+ * (`__trb_init`, `__trb_execute`, `__trb_deliver`, `__trb_finalize`, `__trb_resume`). Every async
+ * result goes back through `host().done(callId, ...)`; the host calls in synchronously and
+ * isolated-vm drains the microtask queue before returning, so a script that never awaits the host
+ * completes in one entry.
  */
 function isThenable(v: unknown): boolean {
   return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
@@ -102,4 +104,10 @@ export function install(ModelClass: unknown): void {
   };
 
   g.__trb_finalize = (callId: number) => run(callId, () => model?.finalize?.(), () => null);
+
+  // A paused request's client took its responses (open), or the request is gone (send-queue.ts).
+  g.__trb_resume = (callId: number, index: number, open: boolean) => {
+    current.callId = callId;
+    resume(callId, index, open);
+  };
 }

@@ -1,5 +1,5 @@
 import { SCRATCH_BYTES, Scratch } from './scratch.js';
-import type { HostChannel, QueuedSend, WireChildRequest, WireError, WireResponse } from './wire.js';
+import type { HostChannel, WireChildRequest, WireError, WireResponse } from './wire.js';
 
 /**
  * The sandbox side of the host channel. The host installs `__trb_host` before the bundle runs; it
@@ -53,25 +53,4 @@ export function startChild(callId: number, childId: number, w: WireChildRequest)
 export function cancelChild(childId: number): void {
   flush();
   host().cancel(childId);
-}
-
-/**
- * Decoupled responses go to the host the same way: queued, and sent in one callback per
- * synchronous run. Each synchronous callback is a thread round trip (the script runs off the main
- * thread); one per response cut a 2000-response stream from 41k to 13k responses/s. Queued
- * responses travel as wire objects (the scratch buffer would be overwritten by the next one).
- * The queue is bounded so a script sending in a long synchronous loop cannot outrun memory, and it
- * is flushed before anything the host must see after these responses (completion, isCancelled).
- */
-const SEND_BATCH = 256;
-const sends: QueuedSend[] = [];
-
-export function flushSends(): void {
-  if (sends.length) host().sendMany(sends.splice(0));
-}
-
-export function queueSend(callId: number, index: number, w: WireResponse | null, final: boolean): void {
-  const n = sends.push([callId, index, w, final]);
-  if (n >= SEND_BATCH) flushSends();
-  else if (n === 1) void Promise.resolve().then(flushSends);
 }

@@ -1,4 +1,5 @@
-import { flushSends, host, queueSend } from './host-channel.js';
+import { host } from './host-channel.js';
+import { flushSends, queueSend } from './send-queue.js';
 import { responseToWire, type InferenceResponse, type Parameters } from './inference-response.js';
 import { ModelError } from './model-error.js';
 import { tensorFromWire, type Tensor } from './tensor.js';
@@ -6,7 +7,7 @@ import type { WireRequest } from './wire.js';
 
 export interface SendOptions { final?: boolean }
 export interface ResponseSender {
-  send(response: InferenceResponse | undefined, options?: SendOptions): void;
+  send(response: InferenceResponse | undefined, options?: SendOptions): Promise<void>;
 }
 
 /** Where a Request sits in the host's bookkeeping (kept off the object scripts see). */
@@ -62,7 +63,7 @@ export class Request {
           const final = options?.final === true;
           if (final) closed = true;
           const w = response === undefined ? null : responseToWire(response, 'ResponseSender.send');
-          queueSend(s.callId, s.index, w, final);
+          return queueSend(s.callId, s.index, w, final);
         },
       };
     }

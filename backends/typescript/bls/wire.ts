@@ -67,6 +67,13 @@ export const DELIVER_COMPLETE = 2;
 export type QueuedSend = [number, number, WireResponse | null, boolean];
 
 /**
+ * What sendMany answers about a request whose responses it just took, as [callId, index, state]
+ * triples (null when every request can take more): its client is not taking them yet, or it is gone.
+ */
+export const SLOT_PAUSED = 1;
+export const SLOT_CLOSED = 2;
+
+/**
  * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks,
  * arguments copied; synchronous except infer and cancel, which return at once), and the shared
  * buffer of the fast lane (scratch.ts). A message argument may be `IN_SCRATCH` (-1): the message
@@ -76,8 +83,11 @@ export interface HostChannel {
   scratch: SharedArrayBuffer;
   /** A call finished: one response (or error) per request; or `error` fails the whole call. */
   done(callId: number, responses: WireResponse[] | null, error: WireError | null): void;
-  /** Decoupled responses, in order: each one of request `index`; `final` closes it (host-channel.ts queues them). */
-  sendMany(sends: QueuedSend[]): void;
+  /**
+   * Decoupled responses, in order: each one of request `index`; `final` closes it (send-queue.ts
+   * queues them). Answers the requests that are paused or closed (SLOT_PAUSED, SLOT_CLOSED).
+   */
+  sendMany(sends: QueuedSend[]): number[] | null;
   /** Start children: [callId, childId, request] each (fire-and-forget; failures come back through deliver). */
   infer(starts: [number, number, WireChildRequest][]): void;
   cancel(childId: number): void;
