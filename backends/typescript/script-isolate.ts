@@ -66,6 +66,12 @@ export interface CallHandlers {
   open?(): boolean;
   /** Fail the call's unfinished requests after execute() has returned (decoupled). */
   fail?(error: TributaryError): void;
+  /**
+   * Decoupled, after request `index`'s latest responses: 0 when its client can take more,
+   * SLOT_PAUSED when not (then `wake` runs once, when it can again or is gone: `open` says which),
+   * SLOT_CLOSED when the request is gone (bls/send-queue.ts).
+   */
+  hold?(index: number, wake: (open: boolean) => void): number;
   isCancelled(index: number): boolean;
   parent(index: number): ParentContext;
 }
@@ -123,7 +129,7 @@ export class ScriptIsolate {
   readonly #context: ivm.Context;
   readonly #scratchBuffer = new SharedArrayBuffer(SCRATCH_BYTES);
   readonly #scratch = new Scratch(this.#scratchBuffer);
-  #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference };
+  #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference; resume: ivm.Reference };
   readonly #live = new Map<number, LiveCall>();
   readonly #children = new Map<number, { callId: number; cancel: () => void }>();
   /** Entries issued and not yet settled (isolated-vm runs an isolate's entries in issue order). */
@@ -159,7 +165,7 @@ export class ScriptIsolate {
       if (err) throw s.#thrown('loading the script', err);
       const g = s.#context.global;
       const ref = (n: string) => g.getSync(n, { reference: true }) as ivm.Reference;
-      s.#refs = { init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize') };
+      s.#refs = { init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize'), resume: ref('__trb_resume') };
       const init = { ...spec.init, instanceIndex };
       await s.#run('initialize()', { isCancelled: () => false, parent: () => NO_PARENT }, (id, timeout) =>
         s.#refs.init.apply(undefined, [id, init], { arguments: { copy: true }, timeout }));
@@ -257,9 +263,9 @@ export class ScriptIsolate {
    * scratch buffer only while nothing is in flight (`scratch` tells `f` whether it may write a
    * message there, else it clones), and takes a held completion when the last entry settles.
    */
-  #enter(call: LiveCall | undefined, f: (timeoutMs: number, scratch: boolean) => Promise<unknown>, timed = false): void {
+  #enter(call: LiveCall | undefined, f: (timeoutMs: number, scratch: boolean) => Promise<unknown>, timed = false, charged = true): void {
     if (this.#broken) return;
-    const timeout = Math.max(1, Math.ceil(this.#spec.options.timeoutMs - (call?.spentMs ?? 0)));
+    const timeout = Math.max(1, Math.ceil(this.#spec.options.timeoutMs - (charged ? call?.spentMs ?? 0 : 0)));
     const scratch = this.#inFlight === 0;
     // Timed only when alone in the isolate: the CPU time read at settle is then this entry's.
     const cpu0 = timed && scratch ? this.#isolate.cpuTime : undefined;
@@ -268,7 +274,7 @@ export class ScriptIsolate {
     const settle = (failed: boolean, e?: unknown) => {
       this.#inFlight--;
       const ms = performance.now() - t0;
-      if (call) call.spentMs += ms;
+      if (call && charged) call.spentMs += ms;
       if (cpu0 !== undefined && !failed && this.#inFlight === 0 && !this.#broken) this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
       try {
         if (failed) this.#entryFailed(call, e);
@@ -354,6 +360,17 @@ export class ScriptIsolate {
     });
   }
 
+  /**
+   * A paused request can take responses again (`open`), or is gone: tell the sandbox, in order with
+   * other entries. The entry is not charged to its call's timeout_ms, and has the whole of it: a
+   * stream that waits for a slow client resumes hundreds of times, and each entry's wall time
+   * (the thread hop included, several ms on a loaded machine) summed up would stop a healthy
+   * stream after a few seconds. How long a stream may last is response_timeout_ms' business.
+   */
+  #resume(callId: number, index: number, open: boolean): void {
+    this.#enter(this.#live.get(callId), (timeout) => this.#refs.resume.apply(undefined, [callId, index, open], { timeout }), false, false);
+  }
+
   #installHost(): void {
     const g = this.#context.global;
     const log = this.#spec.log;
@@ -368,14 +385,24 @@ export class ScriptIsolate {
     // bls/host-channel.ts); each is handled as a single response was, in order. Synchronous: a
     // fire-and-forget callback measured no faster (grpc stream 37-44k responses/s either way, SSE
     // 105-120k) and its order against done() and the scratch completion would need proving.
+    // The answer names the requests whose client cannot take more, or that are gone, after the
+    // last of their responses in this batch (backpressure: bls/send-queue.ts).
     cb('sendMany', (sends: QueuedSend[]) => {
-      for (const [callId, index, response, final] of sends) {
+      let states: number[] | null = null;
+      for (let k = 0; k < sends.length; k++) {
+        const [callId, index, response, final] = sends[k]!;
         const call = this.#live.get(callId);
         if (!call?.handlers.send) continue;
         call.sent = true;
         call.handlers.send(index, response, final);
+        const next = sends[k + 1];
+        if (!final && call.handlers.hold && (next === undefined || next[0] !== callId || next[1] !== index)) {
+          const state = call.handlers.hold(index, (open) => this.#resume(callId, index, open));
+          if (state !== 0) (states ??= []).push(callId, index, state);
+        }
         if (call.settled && !call.handlers.open?.()) this.#live.delete(callId);
       }
+      return states;
     });
     cb('isCancelled', (callId: number, index: number) => this.#live.get(callId)?.handlers.isCancelled(index) ?? true);
     // infer and cancel do not block the script's thread: children started together (Promise.all)
