@@ -493,6 +493,9 @@ export const Errors = {
     `Exceeds maximum queue size (model ${q(model)})`),
   timeout: define('TRB_TIMEOUT', 'UNAVAILABLE', (model: string) => `Request timeout expired (model ${q(model)})`),
   cancelled: define('TRB_CANCELLED', 'CANCELLED', (model: string) => `model ${q(model)}: request cancelled`),
+  // Streamed responses (src/frontend/stream/): a producer that cannot wait outran its client.
+  streamBufferFull: define('TRB_STREAM_BUFFER_FULL', 'UNAVAILABLE', (model: string, held: number, bound: number, flag: string) =>
+    `model ${q(model)}: the stream's client is not taking its responses (${held} bytes waiting, bound ${bound}, ${flag}); the request was cancelled. Read the stream as it arrives, or let the model wait for its client (a TypeScript model: await sender.send(...))`),
 
   // sequences
   sequenceUnknown: define('TRB_SEQUENCE_UNKNOWN', 'INVALID_ARG', (model: string, id: string) =>

@@ -17,6 +17,7 @@ import { keepaliveChannelOptions, type GrpcKeepaliveOptions } from './grpc-keepa
 import { sharedMemoryHandlers } from './shared-memory-handlers.js';
 import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 import { createGrpcForwarder, keepRawBytes, passBytes, type GrpcForwarder, type SequenceOwners } from '../forward/index.js';
+import { StreamBudget } from '../stream/index.js';
 
 
 export interface GrpcServerOptions {
@@ -64,6 +65,11 @@ export interface GrpcServerOptions {
   sequenceOwners?: SequenceOwners;
   /** Bind the port in this process even under node:cluster (a replica's private port). */
   exclusive?: boolean;
+  /**
+   * The account of ModelStreamInfer responses waiting for clients (--stream-buffer-bytes,
+   * --stream-buffer-total-bytes), shared with the HTTP front end; one with the defaults when absent.
+   */
+  streamBudget?: StreamBudget;
 }
 
 export interface GrpcServerHandle {
@@ -111,7 +117,8 @@ function inferenceService(p: Packages, forwarding: boolean): ServiceDefinition {
   const unary = encodeInferResponse as (v: unknown) => Buffer;
   const stream = encodeStreamInferResponse as (v: unknown) => Buffer;
   def.ModelInfer = { ...def.ModelInfer!, requestDeserialize, responseSerialize: forwarding ? passBytes(unary) : unary };
-  def.ModelStreamInfer = { ...def.ModelStreamInfer!, requestDeserialize, responseSerialize: forwarding ? passBytes(stream) : stream };
+  // Stream responses are encoded by the handler, which accounts their bytes (model-stream-infer.ts).
+  def.ModelStreamInfer = { ...def.ModelStreamInfer!, requestDeserialize, responseSerialize: passBytes(stream) };
   return def;
 }
 
@@ -139,7 +146,7 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     ...sharedMemoryHandlers(plane),
     ...settingsHandlers(plane),
     ModelInfer: forwarder ? forwarder.unary(modelInfer) : modelInfer,
-    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, options.headerForwardPattern, forwarder?.stream),
+    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, options.headerForwardPattern, forwarder?.stream, options.streamBudget ?? new StreamBudget()),
   }));
   grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(plane)));
 

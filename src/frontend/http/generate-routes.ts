@@ -11,8 +11,9 @@ import { decodeJsonBody } from './decode-http-infer.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { RequestHeaders } from './request-headers.js';
 import { respondStream, respondUnary } from './respond-stream.js';
+import { StreamBuffer, type StreamBudget } from '../stream/index.js';
 
-export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, edge: Edge): void {
+export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, edge: Edge, streams: StreamBudget): void {
   const decode = (req: FastifyRequest<{ Params: ModelParams }>) => {
     const { model, version } = req.params;
     const meta = plane.modelMetadata(model, version);
@@ -23,9 +24,13 @@ export function registerGenerateRoutes(app: FastifyInstance, plane: DataPlane, e
   };
   const handler = (stream: boolean) => (req: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     // A decoding error is thrown to the one error handler (send-error.ts).
-    const call = edge.infer(decode(req), new RequestHeaders(req.headers));
+    const request = decode(req);
+    // The stream's account is the request's demand: set before the request starts.
+    const buffer = stream ? new StreamBuffer(streams, 'sse') : undefined;
+    if (buffer) request.demand = buffer;
+    const call = edge.infer(request, new RequestHeaders(req.headers));
     const responses = call.responses;
-    if (stream) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining(), traceparent: call.traceparent });
+    if (buffer) return respondStream(reply, responses, encodeGenerateResponse, { endEvent: false, draining: () => plane.draining(), traceparent: call.traceparent, buffer });
     return respondUnary(reply, req.params.model, responses,
       (r) => {
         const traceparent = call.traceparent();

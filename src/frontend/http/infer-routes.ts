@@ -9,10 +9,11 @@ import { respondStream, respondUnary, wantsEventStream } from './respond-stream.
 import { sendBinaryResponse } from './send-binary-response.js';
 import { modelRoute, type ModelParams } from './model-route.js';
 import { forwardDecoded, type SequenceRouting } from './sequence-routing.js';
+import { StreamBuffer, type StreamBudget } from '../stream/index.js';
 
 export function registerInferRoutes(
-  app: FastifyInstance, plane: DataPlane, edge: Edge, shm: SharedMemoryAccess | undefined, compressThreshold = 1024,
-  routing?: SequenceRouting,
+  app: FastifyInstance, plane: DataPlane, edge: Edge, shm: SharedMemoryAccess | undefined, compressThreshold: number,
+  streams: StreamBudget, routing?: SequenceRouting,
 ): void {
   const handler = (request: FastifyRequest<{ Params: ModelParams }>, reply: FastifyReply) => {
     const { model, version } = request.params;
@@ -20,14 +21,17 @@ export function registerInferRoutes(
     const decoded = decodeHttpInfer(request, plane, model, version, shm);
     // serve --replicas only: a sequence another replica owns is answered there.
     if (routing && decoded.request.sequence && forwardDecoded(routing, request, reply, decoded.request.sequence.id)) return reply;
+    // An event stream's account is its request's demand: set before the request starts.
+    const buffer = wantsEventStream(request) ? new StreamBuffer(streams, 'sse') : undefined;
+    if (buffer) decoded.request.demand = buffer;
     const call = edge.infer(decoded.request, new RequestHeaders(request.headers));
     const responses = call.responses;
-    if (wantsEventStream(request)) {
+    if (buffer) {
       // Events carry JSON only; shared-memory placement still applies.
       const enc = decoded.encoding.sharedMemory
         ? { binaryDefault: false, sharedMemory: decoded.encoding.sharedMemory }
         : { binaryDefault: false };
-      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining(), traceparent: call.traceparent });
+      return respondStream(reply, responses, (r) => encodeInferResponse(r, enc, shm).body, { endEvent: true, draining: () => plane.draining(), traceparent: call.traceparent, buffer });
     }
     return respondUnary(reply, model, responses, (r) => {
       const out = encodeInferResponseParts(r, decoded.encoding, shm);

@@ -4,12 +4,20 @@
  * plain HTTP error; after it, an `{"error": ...}` event ends the stream. Closing the connection
  * unsubscribes, which cancels the request all the way down. An error before the first byte is
  * sent as an Error, so the one error handler (start-http-server.ts) answers it.
+ *
+ * Backpressure: each event is accounted in the stream's StreamBuffer from `res.write` until its
+ * callback (the bytes reached the socket), and the buffer is the request's `demand`, so a producer
+ * that can wait pauses while an eighth of --stream-buffer-bytes waits. An event that would pass
+ * the bound ends the stream with a TRB_STREAM_BUFFER_FULL error event and cancels the request.
+ * `res.write()` returning false (16 KiB in the socket) is not the signal: pausing there would
+ * wake the producer for every 16 KiB a reading client takes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
-import { toTributaryError } from '../../errors.js';
+import type { Observable, Subscription } from 'rxjs';
+import { Errors, toTributaryError } from '../../errors.js';
 import type { InferenceResponse } from '../../inference/index.js';
 import { wireMessageOf } from '../../protocol/index.js';
+import type { StreamBuffer } from '../stream/index.js';
 
 const DATA = Buffer.from('data: ');
 const EVENT_END = Buffer.from('\n\n');
@@ -24,15 +32,22 @@ function isEndMarker(r: InferenceResponse): boolean {
   return r.final && r.outputs.length === 0;
 }
 
+/**
+ * `buffer` must be the `demand` of the request behind `responses` (set before the request was
+ * started); the stream closes it when it ends.
+ */
 export function respondStream(
   reply: FastifyReply,
   responses: Observable<InferenceResponse>,
   encode: (r: InferenceResponse) => string | Buffer,
-  options: { endEvent: boolean; draining: () => boolean; traceparent?: () => string | undefined },
+  options: { endEvent: boolean; draining: () => boolean; traceparent?: () => string | undefined; buffer: StreamBuffer },
 ): FastifyReply {
   const res = reply.raw;
+  const buffer = options.buffer;
   let started = false;
   let done = false;
+  // Assigned when subscribe() returns: a response emitted inside it finds it undefined.
+  let sub: Subscription | undefined;
   const start = () => {
     if (started) return;
     started = true;
@@ -46,38 +61,56 @@ export function respondStream(
   const fail = (e: unknown) => {
     done = true;
     if (!started) {
+      buffer.close();
       reply.send(toTributaryError(e));
       return;
     }
     res.end(`data: ${JSON.stringify({ error: wireMessageOf(e) })}\n\n`);
   };
-  const sub = responses.subscribe({
+  /** Stop the request (unsubscribe cancels it) and end the stream with `e`. */
+  const stop = (e: unknown) => {
+    done = true;
+    sub?.unsubscribe();
+    fail(e);
+  };
+  sub = responses.subscribe({
     next(r) {
       if (done || isEndMarker(r)) return;
       let text: string | Buffer;
       try {
         text = encode(r);
       } catch (e) {
-        sub?.unsubscribe();
-        fail(e);
+        stop(e);
+        return;
+      }
+      // A Buffer holds raw BYTES (not UTF-8) as Triton writes them; it goes out as it is.
+      const chunk = typeof text === 'string' ? `data: ${text}\n\n` : Buffer.concat([DATA, text, EVENT_END]);
+      // A string's length stands for its bytes: the events are JSON, ASCII but for string values.
+      const n = chunk.length;
+      if (!buffer.admit(n)) {
+        const o = buffer.overflowed();
+        stop(Errors.streamBufferFull(r.model, o.held, o.bound, o.flag));
         return;
       }
       start();
-      // A Buffer holds raw BYTES (not UTF-8) as Triton writes them; it goes out as it is.
-      if (typeof text === 'string') res.write(`data: ${text}\n\n`);
-      else res.write(Buffer.concat([DATA, text, EVENT_END]));
+      res.write(chunk, () => buffer.release(n));
     },
-    error: fail,
+    error(e) {
+      if (!done) fail(e);
+    },
     complete() {
+      if (done) return;
       done = true;
       start();
       res.end(options.endEvent ? 'event: end\ndata: {}\n\n' : undefined);
     },
   });
+  if (done) sub.unsubscribe();
   res.on('close', () => {
+    buffer.close();
     if (!done) {
       done = true;
-      sub.unsubscribe();
+      sub?.unsubscribe();
     }
   });
   return reply;
@@ -96,7 +129,9 @@ export function respondUnary(
 ): FastifyReply {
   let first: InferenceResponse | undefined;
   let done = false;
-  const sub = responses.subscribe({
+  // Assigned when subscribe() returns: a second response emitted inside it finds it undefined.
+  let sub: Subscription | undefined;
+  sub = responses.subscribe({
     next(r) {
       if (done) return;
       if (first === undefined) first = r;
@@ -123,10 +158,11 @@ export function respondUnary(
       }
     },
   });
+  if (done) sub.unsubscribe();
   reply.raw.on('close', () => {
     if (!done) {
       done = true;
-      sub.unsubscribe();
+      sub?.unsubscribe();
     }
   });
   return reply;

@@ -33,6 +33,7 @@ import { MAX_PARAM_LENGTH, fromFastifyError, sendError } from './send-error.js';
 import { registerSettingsRoutes } from './settings-routes.js';
 import { registerSharedMemoryRoutes } from './shared-memory-routes.js';
 import { restrictHttpRoutes, type RestrictionTable } from '../restrict/index.js';
+import { StreamBudget } from '../stream/index.js';
 import { Errors } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 
@@ -66,6 +67,11 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
   sequenceOwners?: SequenceOwners;
   /** Bind the port in this process even under node:cluster (a replica's private port). */
   exclusive?: boolean;
+  /**
+   * The account of streamed responses waiting for clients (--stream-buffer-bytes,
+   * --stream-buffer-total-bytes), shared with the gRPC front end; one with the defaults when absent.
+   */
+  streamBudget?: StreamBudget;
 }
 
 export interface HttpServerHandle {
@@ -141,8 +147,9 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     app.addHook('onClose', async () => forwarder.close());
   }
   const edge = plane.edge({ headerForwardPattern: options.headerForwardPattern });
-  registerInferRoutes(app, plane, edge, shm, compressThreshold, routing);
-  registerGenerateRoutes(app, plane, edge);
+  const streams = options.streamBudget ?? new StreamBudget();
+  registerInferRoutes(app, plane, edge, shm, compressThreshold, streams, routing);
+  registerGenerateRoutes(app, plane, edge, streams);
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
   registerSharedMemoryRoutes(app, plane);
