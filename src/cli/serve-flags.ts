@@ -116,6 +116,10 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { group: 'gRPC', name: 'grpc-idle-timeout-ms', kind: 'int', default: '60000', origin: OURS, status: 'implemented', help: 'ms a connection with no call open may send nothing (no frame, no ping); then it is closed with GOAWAY, and reset if the client has not closed it within --grpc-handshake-timeout-ms (at least 1 s) more; 0 = no limit' },
   { group: 'gRPC', name: 'grpc-max-concurrent-streams', kind: 'int', default: '128', origin: OURS, status: 'implemented', help: 'calls in flight on one gRPC connection' },
 
+  // Streams
+  { group: 'Streams', name: 'stream-buffer-bytes', kind: 'int', default: '2097152', origin: OURS, status: 'implemented', help: 'response bytes one stream (gRPC ModelStreamInfer, HTTP server-sent events) may hold for a client that has not taken them, each response counting 256 bytes more; producers that can wait (a script awaiting sender.send, a pipeline step, the next requests of a gRPC stream) pause once an eighth of it waits and resume at a sixteenth; a response past it fails its request with TRB_STREAM_BUFFER_FULL (one response alone always goes); at least 262144' },
+  { group: 'Streams', name: 'stream-buffer-total-bytes', kind: 'int', default: '268435456', origin: OURS, status: 'implemented', help: 'the same bound for all streams of the server together (at least --stream-buffer-bytes); from half of it every stream that holds anything pauses its producers' },
+
   // Client shared memory
   { group: 'Shared memory', name: 'allow-client-shm', kind: 'bool', default: 'false', origin: OURS, status: 'implemented', help: 'let clients register system shared memory regions (/dev/shm keys) and place tensors in them' },
 

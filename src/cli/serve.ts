@@ -6,9 +6,10 @@ import { grpcOptionsFromFlags } from './grpc-flags.js';
 import { startHttpServer } from '../frontend/http/index.js';
 import { createDataPlane } from '../dataplane/index.js';
 import { httpOptionsFromFlags } from './http-flags.js';
+import { streamBudgetFromFlags } from './stream-flags.js';
 import { exposureWarnings, parseRestrictions } from '../frontend/restrict/index.js';
 import { createLogger, setLogSink, updateLogSettings } from '../logger.js';
-import { METRICS_INTERVAL_MS, createMetrics, registerCaptureMetrics, startMetricsServer } from '../metrics/index.js';
+import { METRICS_INTERVAL_MS, createMetrics, registerCaptureMetrics, registerStreamMetrics, startMetricsServer } from '../metrics/index.js';
 import { createCapture, parseCaptureConfig } from '../capture/index.js';
 import type { ModelConfig } from '../config/index.js';
 import { parseCacheConfig } from '../cache/index.js';
@@ -105,6 +106,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
   const tracer = new Tracer(createLogger('trace'), openTelemetryFromFlags(f));
   const grpcOptions = allowGrpc ? grpcOptionsFromFlags(f, log) : {};
   const httpOptions = allowHttp ? httpOptionsFromFlags(f, log) : {};
+  const streamBudget = streamBudgetFromFlags(f);
   const exposed = exposureWarnings(mode, [
     ...(allowHttp ? [{ name: 'HTTP' as const, host: httpHost, restrictions: httpRestrictions }] : []),
     ...(allowGrpc ? [{ name: 'gRPC' as const, host: grpcHost, restrictions: grpcRestrictions }] : []),
@@ -200,7 +202,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
     if (allowHttp) {
       const h = await startHttpServer(front, {
         ...httpOptions, port: httpPort, host: httpHost, restrictions: httpRestrictions,
-        ...(sharedMemory ? { sharedMemory } : {}), dataPlane, ...(owners ? { sequenceOwners: owners } : {}),
+        ...(sharedMemory ? { sharedMemory } : {}), dataPlane, streamBudget, ...(owners ? { sequenceOwners: owners } : {}),
       });
       // Before fastify's handler, so that every response, errors included, names the replica.
       if (link) h.app.server.prependListener('request', (_req, res) => { res.setHeader(REPLICA_HEADER, String(process.pid)); });
@@ -211,7 +213,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
         const { tls: _tls, ...plain } = httpOptions;
         const p = await startHttpServer(front, {
           ...plain, port: 0, host: '127.0.0.1', exclusive: true, restrictions: httpRestrictions,
-          ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
+          ...(sharedMemory ? { sharedMemory } : {}), dataPlane, streamBudget,
         });
         p.app.server.prependListener('request', (_req, res) => { res.setHeader(REPLICA_HEADER, String(process.pid)); });
         closers.push(() => p.close(FLUSH_GRACE_MS));
@@ -221,7 +223,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
     if (allowGrpc) {
       const g = await startGrpcServer(front, {
         ...grpcOptions, port: grpcPort, host: grpcHost, restrictions: grpcRestrictions,
-        ...(sharedMemory ? { sharedMemory } : {}), dataPlane, ...(owners ? { sequenceOwners: owners } : {}),
+        ...(sharedMemory ? { sharedMemory } : {}), dataPlane, streamBudget, ...(owners ? { sequenceOwners: owners } : {}),
       });
       closers.push(() => g.close(FLUSH_GRACE_MS));
       listeners.push({ name: 'gRPC (inference.GRPCInferenceService)', host: grpcHost, port: g.port });
@@ -229,7 +231,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
         const { tls: _tls, ...plain } = grpcOptions;
         const p = await startGrpcServer(front, {
           ...plain, port: 0, host: '127.0.0.1', exclusive: true, restrictions: grpcRestrictions,
-          ...(sharedMemory ? { sharedMemory } : {}), dataPlane,
+          ...(sharedMemory ? { sharedMemory } : {}), dataPlane, streamBudget,
         });
         closers.push(() => p.close(FLUSH_GRACE_MS));
         ports.grpc = p.port;
@@ -239,6 +241,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
       // The primary owns the metrics port and asks each replica for its registry at scrape time.
       const m = createMetrics(server, metricsConfig, { cpu: false });
       if (capture) registerCaptureMetrics(m.registry, capture);
+      registerStreamMetrics(m.registry, streamBudget);
       link.setMetrics(m.registry);
       closers.push(async () => m.detach());
     } else if (allowMetrics) {
@@ -246,6 +249,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
         port: metricsPort, host: metricsHost, config: metricsConfig, cpu: cpuMetrics, intervalMs: metricsIntervalMs,
       });
       if (capture) registerCaptureMetrics(m.registry, capture);
+      registerStreamMetrics(m.registry, streamBudget);
       closers.push(m.close);
       listeners.push({ name: 'metrics', host: metricsHost, port: m.port, path: '/metrics' });
     }

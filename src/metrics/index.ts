@@ -2,3 +2,4 @@ export { createMetrics, listenMetrics, startMetricsServer } from './start-metric
 export { METRICS_INTERVAL_MS, registerSystemMetrics } from './system-metrics.js';
 export { aggregateMetrics, type MetricsJson } from './aggregate-metrics.js';
 export { registerCaptureMetrics } from './capture-metrics.js';
+export { registerStreamMetrics } from './stream-metrics.js';

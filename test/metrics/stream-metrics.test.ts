@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Registry } from 'prom-client';
+import { StreamBudget, StreamBuffer } from '../../src/frontend/stream/index.js';
+import { registerStreamMetrics } from '../../src/metrics/index.js';
+
+test('the tributary_stream_* families read the stream account at scrape time, by protocol', async () => {
+  const registry = new Registry();
+  const budget = new StreamBudget({ streamBytes: 256 * 1024, totalBytes: 1024 * 1024 });
+  registerStreamMetrics(registry, budget);
+  const grpc = new StreamBuffer(budget, 'grpc');
+  grpc.admit(40 * 1024 - 256);
+  const sse = new StreamBuffer(budget, 'sse');
+  sse.admit(200 * 1024);
+  assert.equal(sse.admit(100 * 1024), false);
+  sse.overflowed();
+  const text = await registry.metrics();
+  const value = (family: string, protocol: string) => Number(new RegExp(`^${family}\\{protocol="${protocol}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+  assert.equal(value('tributary_stream_buffer_bytes', 'grpc'), 40 * 1024);
+  assert.equal(value('tributary_stream_buffer_bytes', 'sse'), 200 * 1024 + 256);
+  assert.equal(value('tributary_stream_paused', 'grpc'), 1);
+  assert.equal(value('tributary_stream_pauses_total', 'sse'), 1);
+  assert.equal(value('tributary_stream_overflow_total', 'sse'), 1);
+  assert.equal(value('tributary_stream_overflow_total', 'grpc'), 0);
+  grpc.close();
+  sse.close();
+  const after = await registry.metrics();
+  assert.match(after, /^tributary_stream_buffer_bytes\{protocol="grpc"\} 0$/m);
+  assert.match(after, /^tributary_stream_paused\{protocol="sse"\} 0$/m);
+  assert.match(after, /^tributary_stream_pauses_total\{protocol="grpc"\} 1$/m, 'counters keep counting');
+});
