@@ -15,7 +15,7 @@ export default class SentenceLangid {
         const res = await new InferenceRequest({
           model: 'langid', inputs: [new Tensor('TEXT', 'BYTES', [1, 1], [sentence])], parameters: { top_k: 1 }, parent: r,
         }).exec();
-        sender.send(new InferenceResponse({
+        await sender.send(new InferenceResponse({
           outputs: [
             new Tensor('SENTENCE', 'BYTES', [1], [sentence]),
             new Tensor('LANGUAGE', 'BYTES', [1], res.output('LANGUAGE').strings()),
@@ -23,7 +23,7 @@ export default class SentenceLangid {
           ],
         }));
       }
-      sender.send(undefined, { final: true });
+      await sender.send(undefined, { final: true });
     }));
   }
 }
