@@ -74,6 +74,26 @@ function stamp(level: string): string {
   return `${level}${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
 
+/**
+ * `write`, letting one line through per `intervalMs` and counting the rest: for a failure that
+ * repeats per request (a script whose execute() throws), so a broken model under load writes a
+ * line per interval rather than per request. The next line written says how many were left out.
+ */
+export function rateLimited(write: (msg: string) => void, intervalMs: number, now: () => number = Date.now): (msg: string) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (msg) => {
+    const t = now();
+    if (t - last < intervalMs) {
+      skipped++;
+      return;
+    }
+    write(skipped ? `${msg} (${skipped} more like it left out since the last line; one line per ${intervalMs / 1000} s)` : msg);
+    last = t;
+    skipped = 0;
+  };
+}
+
 /** A logger whose lines carry `[scope]`. */
 export function createLogger(scope: string): Logger {
   const line = (level: string, msg: string) => {

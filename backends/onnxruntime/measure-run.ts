@@ -4,6 +4,14 @@ import type { IoSignature, ModelSignature } from './model-signature.js';
 import { ortTypeOf, type PlainTensor } from './ort-tensor.js';
 import { ortFeeds } from './session-runner.js';
 
+/**
+ * The probe's runs log nothing: a model may refuse zero inputs with variable dims of 1 (Silero VAD's
+ * reflect padding needs 2 samples, and onnxruntime wrote "[E:onnxruntime:...] Pad reflect requires
+ * axis length >= 2" at every load); that refusal is an answer here (undefined), not an error, and
+ * the requests' own runs keep onnxruntime's default log level.
+ */
+const QUIET: ort.InferenceSession.RunOptions = { logSeverityLevel: 4 };
+
 /** Zero-filled feeds for one item: variable dims become 1. */
 function zeroFeeds(inputs: readonly IoSignature[]): PlainTensor[] {
   return inputs.map((io) => {
@@ -24,11 +32,11 @@ export async function measureRunUs(session: ort.InferenceSession, sig: ModelSign
   if (zeroed.some((i) => !i.datatype)) return undefined;
   const feeds = ortFeeds([...zeroFeeds(zeroed), ...constants]);
   try {
-    await session.run(feeds); // warm-up: first run allocates and plans
+    await session.run(feeds, QUIET); // warm-up: first run allocates and plans
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const t = process.hrtime.bigint();
-      await session.run(feeds);
+      await session.run(feeds, QUIET);
       times.push(Number(process.hrtime.bigint() - t) / 1000);
     }
     // The fastest run, not the median: each `await` lets other work on the event loop run inside the

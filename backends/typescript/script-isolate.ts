@@ -56,6 +56,8 @@ export interface IsolateSpec {
   init: Omit<WireInitArgs, 'instanceIndex'>;
   host: ModelHost;
   log: Logger;
+  /** execute() threw or rejected: the error its requests get, for the server's log too. */
+  onExecuteError?: (error: TributaryError) => void;
 }
 
 /** What the instance tells the isolate about the requests of one call. */
@@ -296,7 +298,7 @@ export class ScriptIsolate {
     } else if (e instanceof Error && e.message === TIMED_OUT) {
       this.#break(Errors.scriptLimit(this.#spec.model, `script ran past its time limit of ${o.timeoutMs} ms (parameter timeout_ms)${where}; its isolate was replaced`));
     } else if (call) {
-      this.#settle(call, null, this.#thrown(call.what, e));
+      this.#settle(call, null, this.#failure(call.what, this.#thrown(call.what, e)));
     } else {
       throw e;
     }
@@ -343,6 +345,15 @@ export class ScriptIsolate {
     return new TributaryError(Errors.scriptError.code, 'INTERNAL', message);
   }
 
+  /**
+   * A call's error, reported to onExecuteError when it is execute()'s; not a CANCELLED one: a
+   * script that stops because its request was cancelled (an awaited send rejects) failed nothing.
+   */
+  #failure(what: string, error: TributaryError): TributaryError {
+    if (what === 'execute()' && error.kind !== 'CANCELLED') this.#spec.onExecuteError?.(error);
+    return error;
+  }
+
   #thrown(what: string, e: unknown): TributaryError {
     const err = e as Error;
     return this.scriptError(what, { message: err?.message ?? String(e), name: err?.name, stack: err?.stack });
@@ -379,7 +390,7 @@ export class ScriptIsolate {
       g.setSync(`__trb_h_${name}`, new ivm.Callback(f as (...a: unknown[]) => unknown, mode));
     cb('done', (callId: number, responses: WireResponse[] | null, error: WireError | null) => {
       const call = this.#live.get(callId);
-      if (call) this.#settle(call, responses, error ? this.scriptError(call.what, error) : undefined);
+      if (call) this.#settle(call, responses, error ? this.#failure(call.what, this.scriptError(call.what, error)) : undefined);
     });
     // Decoupled responses come queued, one callback per synchronous run of the script (see
     // bls/host-channel.ts); each is handled as a single response was, in order. Synchronous: a

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { settingIs, withBackendDefaults, type BackendFactory, type BackendModel, type LoadContext } from '../../src/backend/index.js';
 import type { ModelConfig } from '../../src/config/index.js';
 import { Errors, type TributaryError } from '../../src/errors.js';
+import { rateLimited } from '../../src/logger.js';
 import { confinePath } from '../../src/paths/index.js';
 import type { CallShape } from './batch-call.js';
 import { bundleScript } from './bundle-script.js';
@@ -14,6 +15,9 @@ import { createStackMapper } from './stack-mapper.js';
 import type { IsolateSpec } from './script-isolate.js';
 import { typeCheckScript } from './type-check-script.js';
 import { TypescriptInstance } from './typescript-instance.js';
+
+/** At most one log line per model per this many ms for its scripts' execute() errors (the rest are counted). */
+export const SCRIPT_ERROR_LOG_INTERVAL_MS = 10_000;
 
 async function exists(p: string): Promise<boolean> {
   return access(p).then(() => true, () => false);
@@ -87,6 +91,9 @@ const typescriptBackend: BackendFactory = {
   async load(config: ModelConfig, ctx: LoadContext): Promise<BackendModel> {
     const { options, rel, bundle } = await prepareScript(config, ctx);
     const decoupled = config.model_transaction_policy?.decoupled === true;
+    // The client gets each error of execute(); the log gets them too, but a model failing every
+    // request under load must not write a line per request.
+    const warnExecuteError = rateLimited((m) => ctx.log.warn(m), SCRIPT_ERROR_LOG_INTERVAL_MS);
     const spec: IsolateSpec = {
       model: config.name,
       bundle,
@@ -101,6 +108,7 @@ const typescriptBackend: BackendFactory = {
       },
       host: ctx.host,
       log: ctx.log,
+      onExecuteError: (e) => warnExecuteError(e.message),
     };
     const outputNames = config.output.map((o) => o.name);
     const shape: CallShape = {

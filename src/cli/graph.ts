@@ -13,7 +13,9 @@ const GRAPH_HELP = `Usage: tributary graph <pipeline> [--model-repository=<dir>]
 Print a pipeline's compiled step graph as Mermaid (default) or Graphviz DOT; for an experiment,
 its split between variants (with their weights) and its mirror. --model-repository may be
 repeated: the pipeline and its step models may be in different repositories (default: the
-built-in pipelines, ./pipelines).
+built-in pipelines, ./pipelines). A pipeline of your own over the built-in models:
+
+  tributary graph text_stats --model-repository pipelines --model-repository my-models
 `;
 
 export async function graph(argv: readonly string[]): Promise<number> {

@@ -28,6 +28,13 @@ Options:
                                      (system: the server must run on this host; cuda is refused)
   --output-shared-memory-size <b>    bytes of shared memory per output (default 102400)
 
+--input-data <file> is perf_analyzer's JSON: {"data": [step, ...]}, the requests taking the steps
+in turn, each step naming every input as a list of values (strings for BYTES), as {"content":
+[...], "shape": [...]}, or as {"b64": "..."}. For a text input such as the built-in langid's TEXT
+(BYTES, dims [1]), examples/pipelines/langid-perf-data.json holds:
+  {"data": [{"TEXT": ["the quick fox ..."]}, {"TEXT": {"content": ["le chat ..."], "shape": [1]}}]}
+  tributary perf -m langid --input-data examples/pipelines/langid-perf-data.json
+
 Latencies are in microseconds. Client Send and Client Recv are 0 in the CSV: the client SDK does
 not time them apart, so they are inside the latency and the network column.
 `;

@@ -21,8 +21,12 @@ sample-request.json that new-model writes. Script errors print as file:line:col.
 What loads: the model, and its pipeline steps (transitively) from the model's own repository and
 every --model-repository; nothing else at start. A script's BLS calls name their models only when
 they run, so a model a script calls is loaded when it is first called, from the same
-repositories (a failed load fails that call, and is not retried). Takes serve's repository flags,
-with the same meanings:
+repositories (a failed load fails that call, and is not retried). A pipeline of your own over
+the built-in models:
+
+  tributary run-model my-models/text_stats --model-repository pipelines --input request.json
+
+Takes serve's repository flags, with the same meanings:
 
 ${repositoryFlagsHelp()}
 `;

@@ -14,7 +14,11 @@ const validateHelp = () => `Usage: tributary validate <repository-dir>... [optio
 Check every model of one or more repositories without serving them, as \`tributary serve\` would
 load them: configs parse and validate, model files agree with their configs (auto-complete
 included), scripts bundle and type-check, pipelines compile. Prints each problem as file:line:col
-and exits 1 if any is an error. Takes serve's repository flags, with the same meanings:
+and exits 1 if any is an error. A pipeline of your own over the built-in models:
+
+  tributary validate --model-repository pipelines --model-repository my-models
+
+Takes serve's repository flags, with the same meanings:
 
 ${repositoryFlagsHelp()}
 `;

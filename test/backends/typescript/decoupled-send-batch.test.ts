@@ -3,8 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { TributaryError } from '../../../src/errors.js';
 import { createServer, type Server } from '../../../src/server/index.js';
 import { createTensor } from '../../../src/tensor/index.js';
+import { quietLog } from '../../helpers/quiet-log.js';
 import type { TempRepo } from '../../helpers/temp-repo.js';
 import { scriptRepo } from './script-repo.js';
+
+// The sender's execute() throws after its responses on purpose, which is logged.
+quietLog([/model 'sender': execute\(\) failed: /]);
 
 /**
  * ResponseSender.send queues responses in the sandbox and hands them to the host in batches

@@ -5,8 +5,12 @@ import type { InferenceRequest } from '../../../src/inference/index.js';
 import { TributaryError } from '../../../src/errors.js';
 import { createServer, type Server } from '../../../src/server/index.js';
 import { createTensor } from '../../../src/tensor/index.js';
+import { quietLog } from '../../helpers/quiet-log.js';
 import type { TempRepo } from '../../helpers/temp-repo.js';
 import { scriptRepo } from './script-repo.js';
+
+// These scripts' execute() throws on purpose (a BLS cycle, WebAssembly refused), which is logged.
+quietLog([/model '(selfcall|ping|pong|pair|wasm)': execute\(\) failed: /]);
 
 /** Parameter `mode` picks what the script gets wrong. */
 const BAD_OUTPUTS = `import { InferenceResponse, Tensor, type Request } from 'tributary/bls';

@@ -8,10 +8,13 @@ import { bertTokenizerJson } from '../../fixtures/bls/bert-tokenizer-json.js';
 import { quietLog } from '../../helpers/quiet-log.js';
 import { blsServer, inferAll } from './bls-repo.js';
 
-// bad_import and type_error fail to load on purpose; misbehave and hog are killed by their limits.
+// bad_import and type_error fail to load on purpose; misbehave and hog are killed by their limits,
+// and the execute() of misbehave, caller (a call to an unknown model) and escape (no `process`)
+// throws, which is logged as a warning.
 quietLog([
   /load failed for model '(bad_import|type_error)'/,
   /model '(misbehave|hog)': script (ran past its time limit|exceeded its memory limit)/,
+  /model '(misbehave|caller|escape)': execute\(\) failed: /,
 ]);
 
 const out = (ts: Tensor[], name: string) => {

@@ -8,7 +8,7 @@ const PAGE = readFileSync(new URL('../../../docs/pipelines-conditions.md', impor
 
 const TENSORS = new Map<string, ConditionTensorInfo>([
   ['lang', { datatype: 'BYTES', dims: [1] }],
-  ['lang_p', { datatype: 'FP32', dims: [-1, 4], labels: ['en', 'de', 'fr', 'es'] }],
+  ['lang_p', { datatype: 'FP32', dims: [-1, 4], labels: ['eng', 'deu', 'fra', 'spa'] }],
   ['scores', { datatype: 'FP32', dims: [-1, 10] }],
   ['boxes', { datatype: 'FP32', dims: [-1, 4] }],
   ['image', { datatype: 'FP32', dims: [-1, 3, -1, -1] }],
