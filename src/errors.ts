@@ -598,12 +598,14 @@ export const MAX_MESSAGE_BYTES = 8192;
 /** Room kept for the " ... (N more bytes)" ending (N up to 16 digits). */
 const CUT_NOTE_BYTES = 32;
 const utf8 = new TextEncoder();
+/** Node's native byte count where there is one; this file is also type-checked with scripts, without Node's types. */
+const nodeBuffer = (globalThis as { Buffer?: { byteLength(s: string, encoding: 'utf8'): number } }).Buffer;
 
 /** `text` within `max` UTF-8 bytes: cut at a character boundary and ended "... (N more bytes)". */
 export function boundMessage(text: string, max = MAX_MESSAGE_BYTES): string {
   // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no counting.
   if (text.length * 3 <= max) return text;
-  const total = typeof Buffer === 'undefined' ? utf8.encode(text).byteLength : Buffer.byteLength(text, 'utf8');
+  const total = nodeBuffer ? nodeBuffer.byteLength(text, 'utf8') : utf8.encode(text).byteLength;
   if (total <= max) return text;
   const { read, written } = utf8.encodeInto(text, new Uint8Array(Math.max(0, max - CUT_NOTE_BYTES)));
   return `${text.slice(0, read)}... (${total - written} more bytes)`;
