@@ -28,6 +28,8 @@ export class CaptureQueue {
   readonly #limits: QueueLimits;
   readonly #drain: (batch: readonly CapturedRecord[]) => void;
   #items: CapturedRecord[] = [];
+  /** Records before it were handed over already (a head index: no copy of the backlog per batch). */
+  #head = 0;
   #bytes = 0;
   #scheduled = false;
   #closed = false;
@@ -38,11 +40,11 @@ export class CaptureQueue {
   }
 
   get length(): number {
-    return this.#items.length;
+    return this.#items.length - this.#head;
   }
 
   push(r: CapturedRecord): void {
-    if (this.#closed || this.#items.length >= this.#limits.records || this.#bytes + r.bytes > this.#limits.bytes) {
+    if (this.#closed || this.length >= this.#limits.records || this.#bytes + r.bytes > this.#limits.bytes) {
       this.drop('queue');
       return;
     }
@@ -66,21 +68,29 @@ export class CaptureQueue {
   /** Hands everything queued to the sinks now and takes no more (at close). */
   close(): void {
     this.#closed = true;
-    while (this.#items.length > 0) this.#take();
+    while (this.length > 0) this.#take();
   }
 
   #turn(): void {
     this.#scheduled = false;
     this.#take();
-    if (this.#items.length > 0 && !this.#scheduled) {
+    if (this.length > 0 && !this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.#turn());
     }
   }
 
   #take(): void {
-    const batch = this.#items.length <= BATCH ? this.#items : this.#items.slice(0, BATCH);
-    this.#items = this.#items.length <= BATCH ? [] : this.#items.slice(BATCH);
+    const end = Math.min(this.#items.length, this.#head + BATCH);
+    const batch = this.#items.slice(this.#head, end);
+    this.#head = end;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head >= 4 * BATCH) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
     for (const r of batch) this.#bytes -= r.bytes;
     try {
       this.#drain(batch);

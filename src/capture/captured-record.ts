@@ -1,6 +1,6 @@
 import type { CaptureKind, Parameters } from '../inference/index.js';
 import { stringifyExact } from '../protocol/index.js';
-import { recordTensorJson, type SnapTensor } from './record-tensor.js';
+import { recordTensorJson, type SnapTensor, type WrittenData } from './record-tensor.js';
 
 /** One record as it waits in the queue: a request (record 0) or one hop under it. */
 export interface CapturedRecord {
@@ -36,10 +36,36 @@ export interface CapturedRecord {
   readonly bytes: number;
 }
 
-const tensors = (ts: readonly SnapTensor[]) => `[${ts.map(recordTensorJson).join(',')}]`;
+const tensors = (ts: readonly SnapTensor[], w: WrittenData | undefined) => `[${ts.map((t) => recordTensorJson(t, w)).join(',')}]`;
+
+/**
+ * How many requests' written data `recordJson` remembers: a request is forgotten when its record 0
+ * is written (records are written as hops end, so the request's comes last), or, when that record
+ * never comes (dropped), once this many newer requests have been written.
+ */
+const REMEMBERED = 4096;
+
+/** Data written so far per request, for `ref`s (record-tensor.ts). */
+export class WrittenRequests {
+  readonly #byCapture = new Map<string, WrittenData>();
+
+  of(r: CapturedRecord): WrittenData {
+    let w = this.#byCapture.get(r.capture);
+    if (!w) {
+      if (this.#byCapture.size >= REMEMBERED) this.#byCapture.delete(this.#byCapture.keys().next().value!);
+      this.#byCapture.set(r.capture, (w = { refs: new Map(), next: 0 }));
+    }
+    return w;
+  }
+
+  done(r: CapturedRecord): void {
+    if (r.record === 0) this.#byCapture.delete(r.capture);
+  }
+}
 
 /** The record as one JSON line (no newline); docs/capture-and-replay.md lists the fields. */
-export function recordJson(r: CapturedRecord): string {
+export function recordJson(r: CapturedRecord, requests?: WrittenRequests): string {
+  const w = requests?.of(r);
   let s = `{"capture":${JSON.stringify(r.capture)},"request_id":${JSON.stringify(r.requestId)},"record":${r.record}`;
   if (r.parent !== undefined) s += `,"parent":${r.parent}`;
   s += `,"kind":"${r.kind}"`;
@@ -50,12 +76,13 @@ export function recordJson(r: CapturedRecord): string {
   s += `,"sampled":${r.sampled}`;
   if (r.parameters !== undefined) s += `,"parameters":${stringifyExact(r.parameters)}`;
   if (r.requestedOutputs !== undefined) s += `,"requested_outputs":${JSON.stringify(r.requestedOutputs)}`;
-  s += `,"inputs":${tensors(r.inputs)}`;
-  if (r.outputs !== undefined) s += `,"outputs":${tensors(r.outputs)}`;
-  if (r.responses !== undefined) s += `,"responses":[${r.responses.map(tensors).join(',')}]`;
+  s += `,"inputs":${tensors(r.inputs, w)}`;
+  if (r.outputs !== undefined) s += `,"outputs":${tensors(r.outputs, w)}`;
+  if (r.responses !== undefined) s += `,"responses":[${r.responses.map((ts) => tensors(ts, w)).join(',')}]`;
   if (r.responsesDropped > 0) s += `,"responses_dropped":${r.responsesDropped}`;
   if (r.error !== undefined) s += `,"error":${JSON.stringify(r.error.message)},"error_code":${JSON.stringify(r.error.code)}`;
   if (r.cancelled) s += ',"cancelled":true';
+  requests?.done(r);
   return s + '}';
 }
 

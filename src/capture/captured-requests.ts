@@ -4,6 +4,7 @@
  * records interleave, so the grouping is done here, never assumed from the order.
  */
 import type { RecordLine } from './read-captures.js';
+import { resolveRefs, type RecordTensor } from './record-tensor.js';
 
 export interface RecordNode {
   readonly record: RecordLine;
@@ -41,6 +42,7 @@ export function groupRequests(records: readonly RecordLine[]): CapturedRequest[]
       if (parent && parent !== n) parent.children.push(n);
       else tree.push(n);
     }
+    resolveRefs(list.flatMap((r): RecordTensor[] => [...r.inputs, ...(r.outputs ?? []), ...(r.responses ?? []).flat()]));
     const root = nodes.get(0)?.record;
     const first = root ?? list[0]!;
     out.push({

@@ -16,7 +16,7 @@ import type { CaptureQueue } from './capture-queue.js';
 import type { CaptureSettings } from './capture-settings.js';
 import type { CapturedRecord } from './captured-record.js';
 import type { CaptureSink } from './create-capture.js';
-import { isOmitted, type SnapTensor } from './record-tensor.js';
+import { isOmitted, recordTensorJson, tensorOfRecord, type RecordTensor, type SnapTensor } from './record-tensor.js';
 
 export const REQUEST_EVENT = 'org.kubeflow.serving.inference.request';
 export const RESPONSE_EVENT = 'org.kubeflow.serving.inference.response';
@@ -36,7 +36,9 @@ interface CloudEvent {
 function v2Tensor(t: SnapTensor): string {
   const head = `{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
   if (isOmitted(t)) return `${head},"parameters":${JSON.stringify({ omitted: t.omitted, bytes: t.bytes, ...(t.sha256 ? { sha256: t.sha256 } : {}) })}}`;
-  return `${head},"data":${tensorDataJson(t)}}`;
+  // The record's text back into a tensor, for v2 JSON's data array (only requests reach this sink).
+  const tensor = tensorOfRecord(JSON.parse(recordTensorJson(t)) as RecordTensor)!;
+  return `${head},"data":${tensorDataJson(tensor)}}`;
 }
 
 function requestEventBody(r: CapturedRecord): string | Buffer {

@@ -10,7 +10,7 @@ import type { InferenceRequest, InferenceResponse } from '../inference/index.js'
 import { createLogger, type Logger } from '../logger.js';
 import { CaptureQueue, type CaptureCounts } from './capture-queue.js';
 import type { CaptureSettings } from './capture-settings.js';
-import { recordJson, type CapturedRecord } from './captured-record.js';
+import { WrittenRequests, recordJson, type CapturedRecord } from './captured-record.js';
 import { CloudEventsSink } from './cloud-events-sink.js';
 import { openFileSink } from './file-sink.js';
 import { keepReadable } from './record-tensor.js';
@@ -50,8 +50,9 @@ export interface CaptureOptions {
 export async function createCapture(settings: CaptureSettings, options: CaptureOptions = {}): Promise<Capture> {
   const log = options.log ?? createLogger('capture');
   let sinks: readonly CaptureSink[] = [];
+  const written = new WrittenRequests();
   const queue = new CaptureQueue({ records: settings.queueRecords, bytes: settings.queueBytes }, (batch) => {
-    const lines = batch.map(recordJson);
+    const lines = batch.map((r) => recordJson(r, written));
     for (const s of sinks) s.write(batch, lines);
   });
   sinks = options.sinks ?? await openSinks(settings, queue, log);

@@ -57,6 +57,8 @@ class FileSink implements CaptureSink {
   readonly #queue: CaptureQueue;
   readonly #log: Logger;
   #pending: string[] = [];
+  /** Each pending line's UTF-8 size with its newline, measured once. */
+  #sizes: number[] = [];
   #pendingBytes = 0;
   #file: FileHandle | undefined;
   #size = 0;
@@ -64,6 +66,7 @@ class FileSink implements CaptureSink {
   readonly #mine: string[] = [];
   #writing: Promise<void> | undefined;
   #failing = false;
+  #closed = false;
 
   constructor(root: string, s: CaptureSettings, queue: CaptureQueue, log: Logger) {
     this.#root = root;
@@ -73,11 +76,16 @@ class FileSink implements CaptureSink {
   }
 
   write(_records: unknown, lines: readonly string[]): void {
+    if (this.#closed) {
+      this.#queue.drop(this.name, lines.length);
+      return;
+    }
     let dropped = 0;
     for (const l of lines) {
       const n = Buffer.byteLength(l) + 1;
       if (this.#pendingBytes + n > this.#s.queueBytes) { dropped++; continue; }
       this.#pending.push(l);
+      this.#sizes.push(n);
       this.#pendingBytes += n;
     }
     if (dropped) this.#queue.drop(this.name, dropped);
@@ -100,11 +108,17 @@ class FileSink implements CaptureSink {
   async #pump(): Promise<void> {
     while (this.#pending.length > 0) {
       const lines = this.#pending;
+      const sizes = this.#sizes;
       this.#pending = [];
+      this.#sizes = [];
       this.#pendingBytes = 0;
       let i = 0;
       while (i < lines.length) {
         const from = i;
+        if (this.#closed) {
+          this.#queue.drop(this.name, lines.length - from);
+          break;
+        }
         try {
           if (!this.#file || this.#size >= this.#s.fileBytes) await this.rotate();
           // One write per file's worth of lines: a file ends once it reaches file-bytes.
@@ -112,7 +126,7 @@ class FileSink implements CaptureSink {
           let n = 0;
           while (i < lines.length && (n === 0 || this.#size + n < this.#s.fileBytes)) {
             chunk += lines[i] + '\n';
-            n += Buffer.byteLength(lines[i]!) + 1;
+            n += sizes[i]!;
             i++;
           }
           await this.#file!.appendFile(chunk);
@@ -139,6 +153,11 @@ class FileSink implements CaptureSink {
       await Promise.race([this.#writing, new Promise((r) => { timer = setTimeout(r, CLOSE_WAIT_MS); })]);
       clearTimeout(timer);
     }
+    this.#closed = true;
+    // Lines the disk did not take in time are lost with the process: counted, not silently gone.
+    if (this.#pending.length > 0) this.#queue.drop(this.name, this.#pending.length);
+    this.#pending = [];
+    this.#sizes = [];
     await this.#file?.close().catch(() => undefined);
     this.#file = undefined;
   }

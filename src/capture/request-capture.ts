@@ -11,7 +11,7 @@ import type { CaptureKind, CaptureRecord, InferenceRequest } from '../inference/
 import type { Tensor } from '../tensor/index.js';
 import type { CaptureQueue } from './capture-queue.js';
 import type { CapturedRecord } from './captured-record.js';
-import { heldBytes, snapshotTensors, type SnapTensor } from './record-tensor.js';
+import { heldBytes, snapshotTensors, type SnapTensor, type TakenData } from './record-tensor.js';
 
 /** A failed request keeps at most this many failed hops (its failing path is rarely deeper than 4). */
 const FAILED_HOPS = 16;
@@ -37,6 +37,8 @@ export class RequestCapture {
   #next = 1;
   #records = 0;
   #failed: CapturedRecord[] | undefined;
+  /** Data taken for this request's records, by source data (snapshotTensors). */
+  readonly taken = new Map<object, TakenData>();
 
   constructor(o: RequestCaptureOptions, sampled: boolean) {
     this.#o = o;
@@ -162,7 +164,7 @@ export class Hop implements CaptureRecord {
 
   /** The inputs' snapshot, taken once; a step's are taken when it ends (a map adds its `over` late). */
   snapshotInputs(): SnapTensor[] {
-    return (this.#snap ??= snapshotTensors(this.#inputs, this.#budget ??= this.#rc.budget(), this.#rc.redact));
+    return (this.#snap ??= snapshotTensors(this.#inputs, this.#budget ??= this.#rc.budget(), this.#rc.redact, this.#rc.taken));
   }
 
   respond(outputs: readonly Tensor[], version?: string): void {
@@ -172,7 +174,7 @@ export class Hop implements CaptureRecord {
     try {
       // Inputs first, so they have the first claim on the byte budget.
       this.snapshotInputs();
-      const snap = snapshotTensors(outputs, this.#budget!, this.#rc.redact);
+      const snap = snapshotTensors(outputs, this.#budget!, this.#rc.redact, this.#rc.taken);
       if (this.outputs === undefined) this.outputs = snap;
       else if ((this.responses ??= [this.outputs]).length < MAX_RESPONSES) {
         this.responses.push(snap);

@@ -1,5 +1,6 @@
 /** How `tributary inspect` shows captured requests: a list row each, or one request's tree of records. */
-import { failingRecord, type CapturedRequest, type RecordLine, type RecordNode, type RecordTensor } from '../capture/index.js';
+import { failingRecord, tensorOfRecord, type CapturedRequest, type RecordLine, type RecordNode, type RecordTensor } from '../capture/index.js';
+import { bf16ToNumber, halfToNumber, type TypedArray } from '../tensor/index.js';
 
 /** Elements shown of a tensor unless --full; characters shown of a string element. */
 const SHOWN = 8;
@@ -14,12 +15,23 @@ function statusOf(r: RecordLine | undefined): 'ok' | 'error' | 'cancelled' | 'in
 
 const elements = (t: RecordTensor) => t.shape.reduce((a, b) => a * b, 1);
 
+/** A recorded tensor's elements as plain values: numbers (64-bit integers past 2^53 as bigints), booleans, strings. */
+function values(t: RecordTensor): unknown[] {
+  if (t.data_b64 === undefined) return t.data ?? [];
+  const d = tensorOfRecord(t)!.data as TypedArray;
+  if (t.datatype === 'FP16') return Array.from(d as Uint16Array, halfToNumber);
+  if (t.datatype === 'BF16') return Array.from(d as Uint16Array, bf16ToNumber);
+  if (t.datatype === 'BOOL') return Array.from(d as Uint8Array, (b) => b !== 0);
+  if (d instanceof BigInt64Array || d instanceof BigUint64Array) return Array.from(d, (b) => (b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b));
+  return Array.from(d as Float32Array);
+}
+
 /** A tensor for JSON output: its data cut to the first elements unless `full`. */
 function tensorJson(t: RecordTensor, full: boolean): Shown {
   const base: Shown = { name: t.name, datatype: t.datatype, shape: t.shape };
   if (t.omitted !== undefined) return { ...base, omitted: t.omitted, bytes: t.bytes, ...(t.sha256 ? { sha256: t.sha256 } : {}) };
-  if (t.data_b64 !== undefined) return { ...base, data_b64: full ? t.data_b64 : `${t.data_b64.slice(0, 64)}${t.data_b64.length > 64 ? '...' : ''}` };
-  const data = t.data ?? [];
+  if (t.data === undefined && t.data_b64 === undefined) return { ...base, omitted: 'not kept' };
+  const data = values(t);
   if (full || data.length <= SHOWN) return { ...base, data };
   return { ...base, data: data.slice(0, SHOWN), elements: elements(t), truncated: true };
 }
@@ -33,8 +45,8 @@ function elementText(v: unknown, full: boolean): string {
 function tensorText(t: RecordTensor, full: boolean): string {
   const head = `${t.name} ${t.datatype} [${t.shape.join(',')}]`;
   if (t.omitted !== undefined) return `${head} (not recorded: ${t.omitted}, ${t.bytes} bytes${t.sha256 ? `, sha256 ${t.sha256}` : ''})`;
-  if (t.data_b64 !== undefined) return `${head} (${Buffer.from(t.data_b64, 'base64').length} bytes, raw)`;
-  const data = t.data ?? [];
+  if (t.data === undefined && t.data_b64 === undefined) return `${head} (its data was in a record that was not kept)`;
+  const data = values(t);
   const shown = full ? data : data.slice(0, SHOWN);
   const more = data.length > shown.length ? ` ... (${data.length} values)` : '';
   return `${head} ${shown.map((v) => elementText(v, full)).join(', ')}${more}`;

@@ -9,7 +9,7 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { lastValueFrom, toArray } from 'rxjs';
-import { createCapture, parseCaptureConfig, failingRecord, type Capture, type CapturedRequest, type RecordNode } from '../../src/capture/index.js';
+import { createCapture, parseCaptureConfig, failingRecord, tensorOfRecord, type Capture, type CapturedRequest, type RecordNode, type RecordTensor } from '../../src/capture/index.js';
 import { createDataPlane, type Edge } from '../../src/dataplane/index.js';
 import type { InferenceRequest } from '../../src/inference/index.js';
 import { createServer, type LocalServer } from '../../src/server/index.js';
@@ -106,7 +106,7 @@ async function send(edge: Edge, request: InferenceRequest): Promise<Tensor[] | E
   }
 }
 
-const fp = (data: unknown[] | undefined) => (data ?? []).map(Number);
+const fp = (t: RecordTensor | undefined) => Array.from((t ? tensorOfRecord(t)!.data : []) as ArrayLike<number>);
 
 /** The tree as `kind step/model` lines, indented by depth. */
 function shape(req: CapturedRequest): string[] {
@@ -137,11 +137,11 @@ test('a sampled map request records each item, the step in it and the BLS call t
     `    item ${map}[1]`, '      step caller', '        call ident',
   ]);
   // The call's tensors are the script's child request and the answer it got: x + 1.
-  const call = req!.records.find((r) => r.kind === 'call' && r.parent !== undefined && req!.records.find((p) => p.record === r.parent)?.inputs[0]?.data?.[0] === 2)!;
+  const call = req!.records.find((r) => r.kind === 'call' && fp(req!.records.find((p) => p.record === r.parent)?.inputs[0])[0] === 2)!;
   assert.equal(call.model, 'ident');
-  assert.deepEqual(fp(call.inputs[0]!.data), [3]);
-  assert.deepEqual(fp(call.outputs![0]!.data), [3]);
-  assert.deepEqual(fp(req!.root!.outputs![0]!.data), [4, 6]);
+  assert.deepEqual(fp(call.inputs[0]!), [3]);
+  assert.deepEqual(fp(call.outputs![0]!), [3]);
+  assert.deepEqual(fp(req!.root!.outputs![0]!), [4, 6]);
   assert.ok(req!.records.every((r) => r.sampled && r.duration_ms >= 0 && r.error === undefined));
   assert.equal(capture.counts().captured, 8);
   await capture.close();
@@ -154,7 +154,7 @@ test('a loop records one iteration per turn, each with the carried value it ran 
   const [req] = sink.requests();
   const iterations = req!.records.filter((r) => r.kind === 'iteration');
   assert.equal(iterations.length, 4);
-  assert.deepEqual(iterations.map((r) => fp(r.inputs.find((t) => t.name === 's')!.data)[0]), [0, 0.25, 0.5, 0.75]);
+  assert.deepEqual(iterations.map((r) => fp(r.inputs.find((t) => t.name === 's'))[0]), [0, 0.25, 0.5, 0.75]);
   assert.ok(iterations.every((it) => req!.records.some((r) => r.parent === it.record && r.step === 'inc_nb')));
   // A request without an id is recorded under its capture id.
   assert.equal(req!.requestId, req!.capture);
@@ -175,7 +175,7 @@ test('an unsampled request that fails still records its failing path: the failed
   const failing = failingRecord(req)!;
   assert.equal(failing.kind, 'call');
   assert.equal(failing.model, 'missing');
-  assert.deepEqual(fp(failing.inputs[0]!.data), [6]);
+  assert.deepEqual(fp(failing.inputs[0]!), [6]);
   assert.match(failing.error!, /missing/);
   assert.deepEqual(shape(req).map((l) => l.trim().split(' ')[0]), ['request', 'step', 'item', 'step', 'call']);
   assert.equal(req.root!.parameters?.target, 'missing');

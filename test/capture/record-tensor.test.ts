@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { recordTensorJson, snapshotTensors, tensorOfRecord, isOmitted, type RecordTensor } from '../../src/capture/record-tensor.js';
+import { recordTensorJson, resolveRefs, snapshotTensors, tensorOfRecord, isOmitted, type RecordTensor, type TakenData, type WrittenData } from '../../src/capture/record-tensor.js';
 import { parseJsonExact } from '../../src/protocol/index.js';
 import { createTensor, tensorFromBytes, tensorToBytes, type Tensor } from '../../src/tensor/index.js';
 
@@ -15,11 +15,32 @@ const roundTrip = (t: Tensor) => tensorOfRecord(parseJsonExact(recordTensorJson(
 test('a snapshot is a copy: changing the source buffer afterwards does not change the record', () => {
   const data = new Float32Array([1, 2, 3]);
   const bytes = new Uint8Array([104, 105]);
-  const [f, b] = snapshotTensors([createTensor('F', 'FP32', [3], data), createTensor('B', 'BYTES', [1], [bytes])], { left: 1000 }, new Set());
+  const snap = snapshotTensors([createTensor('F', 'FP32', [3], data), createTensor('B', 'BYTES', [1], [bytes])], { left: 1000 }, new Set());
   data[0] = 99;
   bytes[0] = 0;
-  assert.deepEqual(Array.from((f as Tensor).data as Float32Array), [1, 2, 3]);
-  assert.deepEqual(Array.from(((b as Tensor).data as Uint8Array[])[0]!), [104, 105]);
+  const back = snap.map((t) => tensorOfRecord(JSON.parse(recordTensorJson(t)) as RecordTensor)!);
+  assert.deepEqual(Array.from(back[0]!.data as Float32Array), [1, 2, 3]);
+  assert.deepEqual(Array.from((back[1]!.data as Uint8Array[])[0]!), [104, 105]);
+});
+
+test('data shared by two records of a request is taken once, written once, and read back into both', () => {
+  const taken = new Map<object, TakenData>();
+  const t = createTensor('OUT', 'FP32', [2], [1, 2]);
+  const [a] = snapshotTensors([t], { left: 100 }, new Set(), taken);
+  const [b] = snapshotTensors([{ ...t, name: 'IN' }], { left: 100 }, new Set(), taken);
+  assert.equal(taken.size, 1);
+  const written: WrittenData = { refs: new Map(), next: 0 };
+  const first = recordTensorJson(a!, written);
+  const second = recordTensorJson(b!, written);
+  assert.equal(first, '{"name":"OUT","datatype":"FP32","shape":[2],"ref":0,"data_b64":"AACAPwAAAEA="}');
+  assert.equal(second, '{"name":"IN","datatype":"FP32","shape":[2],"ref":0}');
+  const read = [JSON.parse(second) as RecordTensor, JSON.parse(first) as RecordTensor];
+  resolveRefs(read);
+  assert.deepEqual(Array.from(tensorOfRecord(read[0]!)!.data as Float32Array), [1, 2]);
+  // A reference whose carrier was not kept has no data: not replayable, never made up.
+  const lost = [JSON.parse(second) as RecordTensor];
+  resolveRefs(lost);
+  assert.equal(tensorOfRecord(lost[0]!), undefined);
 });
 
 test('past the byte budget, and for redacted names, a tensor is kept as shape, datatype and the SHA-256 of its wire bytes', () => {
@@ -51,7 +72,7 @@ test('every datatype reads back as it was written: big INT64, non-UTF-8 BYTES, F
     createTensor('U64', 'UINT64', [1], [2n ** 64n - 1n]),
     createTensor('B', 'BYTES', [2], [new Uint8Array([0xff, 0x00, 0x80]), new TextEncoder().encode('text')]),
     tensorFromBytes('H', 'FP16', [2], new Uint8Array([0x00, 0x3c, 0x00, 0xc0])),
-    createTensor('F', 'FP32', [3], [1.5, NaN, -2.25]),
+    createTensor('F', 'FP32', [3], [1.5, NaN, -0]),
     createTensor('BOOL', 'BOOL', [2], [true, false]),
     createTensor('I8', 'INT8', [2], [-128, 127]),
   ];

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { lastValueFrom } from 'rxjs';
 import { Redis } from 'ioredis';
-import { createCapture, parseCaptureConfig, readCaptureStream } from '../../src/capture/index.js';
+import { createCapture, parseCaptureConfig, readCaptureStream, tensorOfRecord } from '../../src/capture/index.js';
 import { createDataPlane } from '../../src/dataplane/index.js';
 import { createServer, type LocalServer } from '../../src/server/index.js';
 import { createTensor } from '../../src/tensor/index.js';
@@ -46,7 +46,7 @@ test('records go to one capped stream, and inspect --redis reads them back', { s
   await capture.close();
   const { records } = await readCaptureStream(redis.host, redis.port, stream);
   assert.deepEqual(records.map((r) => r.request_id), ['r0', 'r1', 'r2', 'r3', 'r4']);
-  assert.deepEqual(records[3]!.inputs[0]!.data, [3]);
+  assert.deepEqual(Array.from(tensorOfRecord(records[3]!.inputs[0]!)!.data as Float32Array), [3]);
   const cli = await runTributary(['inspect', '--redis', `${redis.host}:${redis.port}`, '--stream', stream, '--id', 'r2', '--format', 'json']);
   assert.equal(cli.code, 0, cli.stderr);
   const [shown] = JSON.parse(cli.stdout) as { request_id: string; tree: { outputs: { data: number[] }[] }[] }[];
