@@ -78,6 +78,7 @@ before(async () => {
   });
   cpSync(join(fixtures, 'ident'), join(repo.dir, 'ident'), { recursive: true });
   cpSync(join(fixtures, 'caller'), join(repo.dir, 'caller'), { recursive: true });
+  cpSync(join(fixtures, 'streamer'), join(repo.dir, 'streamer'), { recursive: true });
   // A model that asks for its own capture rate (config parameter capture_rate).
   cpSync(join(fixtures, 'ident'), join(repo.dir, 'own_rate'), { recursive: true });
   repo.file('own_rate/config.pbtxt', 'name: "own_rate"\nbackend: "identity"\nmax_batch_size: 8\ninput [ { name: "IN" data_type: TYPE_FP32 dims: [ -1 ] } ]\noutput [ { name: "OUT" data_type: TYPE_FP32 dims: [ -1 ] } ]\nparameters { key: "capture_rate" value { string_value: "1" } }\n');
@@ -211,5 +212,37 @@ test('nothing captured reaches the response: the answer is the same with capture
   assert.deepEqual({ ...on, outputs: on.outputs.map((t) => [t.name, Array.from(t.data as Float32Array)]) }, { ...off, outputs: off.outputs.map((t) => [t.name, Array.from(t.data as Float32Array)]) });
   assert.equal(on.id, undefined);
   assert.equal(on.parameters, undefined);
+  await capture.close();
+});
+
+test('a decoupled model\'s responses are each recorded, up to 64; the rest are counted', async () => {
+  const { edge, sink, capture } = await captured(['rate=1']);
+  const rs = await lastValueFrom(edge.infer({ model: 'streamer', id: 's', inputs: [createTensor('N', 'INT32', [1], [70])] }, noHeaders).responses.pipe(toArray()));
+  assert.equal(rs.filter((r) => r.outputs.length > 0).length, 70, 'every response reaches the caller');
+  await drained();
+  const root = sink.requests()[0]!.root!;
+  assert.equal(root.responses!.length, 64);
+  assert.equal(root.responses_dropped, 6);
+  assert.deepEqual(fp(root.responses![5]![0]), [5]);
+  await capture.close();
+});
+
+test('request-records bounds one request\'s records; past it they are dropped and counted', async () => {
+  const { edge, sink, capture } = await captured(['rate=1', 'request-records=3']);
+  await send(edge, { model: 'looped', inputs: [createTensor('S0', 'FP32', [1], [0])] });
+  await drained();
+  assert.equal(sink.lines.length, 3);
+  assert.equal(capture.counts().dropped.request, 10 - 3, 'the request, the loop node, 4 iterations and their 4 steps are 10 records');
+  await capture.close();
+});
+
+test('failures=N keeps at most N unsampled failed requests a second', async () => {
+  const { edge, sink, capture } = await captured(['rate=0', 'failures=1']);
+  for (let i = 0; i < 5; i++) await send(edge, { model: 'caller', id: `f${i}`, inputs: [createTensor('X', 'FP32', [1], [i])], parameters: { target: 'missing' } });
+  await drained();
+  const kept = sink.requests().length;
+  // Five requests a few ms apart: one second, or two when they straddle a second's end.
+  assert.ok(kept >= 1 && kept <= 2, `${kept} kept`);
+  assert.ok((capture.counts().dropped.failures ?? 0) >= 2 * (5 - kept), 'each refused request counts its records (the request and the failed call)');
   await capture.close();
 });
