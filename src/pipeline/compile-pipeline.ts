@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../config/index.js';
 import { isEnsemble } from '../config/index.js';
 import { compileScope } from './compile-scope.js';
+import { dropKnockOns } from './drop-knock-ons.js';
 import type { ResolveLabels } from './inherit-labels.js';
 import type { Resolve } from './pipeline-context.js';
 import { q } from './pipeline-context.js';
@@ -29,7 +30,7 @@ export function compilePipeline(config: ModelConfig, resolve: Resolve, locate?: 
   const { plan } = compileScope({ config, steps: config.ensemble_scheduling?.step ?? [], base: 'ensemble_scheduling.step' }, { resolve, sink, known, ...(labels ? { labels } : {}) });
 
   // Located problems read top to bottom, like a compiler's.
-  const problems = sink.problems.map((p, i) => ({ p, i }))
+  const problems = dropKnockOns(sink.problems, config).map((p, i) => ({ p, i }))
     .sort((a, b) => (a.p.line ?? 0) - (b.p.line ?? 0) || (a.p.col ?? 0) - (b.p.col ?? 0) || a.i - b.i)
     .map(({ p }) => p);
   if (hasErrors(problems) || !plan) return { problems };
