@@ -89,7 +89,8 @@ export class RequestCapture {
       o.queue.push(this.#build(hop, error, cancelled));
       return;
     }
-    if (++this.#records > o.requestRecords) {
+    // The request's own record is always kept: the bound cuts its hops (request-records - 1 of them).
+    if (hop.record !== 0 && ++this.#records >= o.requestRecords) {
       o.queue.drop('request');
       return;
     }

@@ -232,6 +232,7 @@ test('request-records bounds one request\'s records; past it they are dropped an
   await send(edge, { model: 'looped', inputs: [createTensor('S0', 'FP32', [1], [0])] });
   await drained();
   assert.equal(sink.lines.length, 3);
+  assert.ok(sink.requests()[0]!.root, 'the request\'s own record is kept');
   assert.equal(capture.counts().dropped.request, 10 - 3, 'the request, the loop node, 4 iterations and their 4 steps are 10 records');
   await capture.close();
 });
