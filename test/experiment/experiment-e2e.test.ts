@@ -63,7 +63,7 @@ test('200 requests split 30-70% each, every response names its variant, no clien
   assert.ok(successes('greet_shadow') >= 180, `the shadow served ${successes('greet_shadow')} of 200`);
 });
 
-test("20 requests with x-user: alice reach one variant, over HTTP, gRPC, a pipeline step and a BLS call", async () => {
+test("20 requests with x-user: alice reach one variant, over HTTP, gRPC (unary and a stream), a pipeline step and a BLS call", async () => {
   const seen = new Set<string>();
   for (let i = 0; i < 20; i++) seen.add((await infer('greet', i, { 'x-user': 'alice' })).variant);
   assert.equal(seen.size, 1, `alice reached ${[...seen].join(', ')}`);
@@ -83,6 +83,19 @@ test("20 requests with x-user: alice reach one variant, over HTTP, gRPC, a pipel
     assert.equal(res.parameters.experiment_variant_version.string_param, '1');
     assert.equal(Buffer.from(res.raw_output_contents[0]).readFloatLE(0), 5 + OFFSET[alice]!);
   }
+
+  // A gRPC stream's metadata goes with each of its requests.
+  const streamed: any[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const call = s.grpc.inference.ModelStreamInfer(md);
+    call.on('data', (m: any) => streamed.push(m));
+    call.on('end', resolve);
+    call.on('error', reject);
+    for (let i = 0; i < 5; i++) call.write({ ...req, id: `s${i}` });
+    call.end();
+  });
+  assert.equal(streamed.length, 5);
+  assert.ok(streamed.every((m) => m.error_message === '' && m.infer_response.parameters.experiment_variant.string_param === alice), JSON.stringify(streamed.map((m) => m.error_message || m.infer_response.parameters)));
 
   // A pipeline step and a BLS call carry the caller's header to the experiment they call.
   for (let i = 0; i < 5; i++) {

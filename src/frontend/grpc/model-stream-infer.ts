@@ -1,13 +1,13 @@
 import { Metadata, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Subscription } from 'rxjs';
 import { Errors, toTributaryError } from '../../errors.js';
-import { forwardHeaders, wireMessageOf } from '../../protocol/index.js';
+import { wireMessageOf } from '../../protocol/index.js';
 import { emptyFinalResponse, encodeStreamInferResponse, inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferRequestMsg, ModelStreamInferResponseMsg, DecodedInferRequest } from '../../protocol/grpc/index.js';
-import type { DataPlane } from '../../dataplane/index.js';
-import type { TraceContext } from '../../inference/index.js';
+import type { DataPlane, Edge, InferCall } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
+import { MetadataHeaders } from './metadata-headers.js';
 import { requestDeadline } from './request-deadline.js';
 import { asEncoded, type StreamForwarder } from '../forward/index.js';
 import { StreamBudget, StreamBuffer } from '../stream/index.js';
@@ -35,7 +35,7 @@ type StreamCall = ServerDuplexStream<InferRequestOrRefusal, ModelStreamInferResp
  * stream gives its account back at once; grpc-js drops the queued messages.
  */
 export function modelStreamInferHandler(
-  plane: DataPlane, shm: SharedMemoryRegistry, open: Set<() => void> = new Set(), headerPattern?: RegExp, forward?: StreamForwarder,
+  plane: DataPlane, shm: SharedMemoryRegistry, open: Set<() => void> = new Set(), edge: Edge = plane.edge(), forward?: StreamForwarder,
   budget: StreamBudget = new StreamBudget(),
 ): handleBidiStreamingCall<InferRequestOrRefusal, ModelStreamInferResponseMsg> {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
@@ -43,12 +43,13 @@ export function modelStreamInferHandler(
 
   return (call: StreamCall) => {
     const active = new Set<Subscription>();
-    const headers = headerPattern ? Object.entries(call.metadata.toJSON()) : [];
+    // Each request of the stream passes the edge with the stream's metadata (header forwarding,
+    // trace joining, experiment stickiness, capture), as a unary call does with its own.
+    const headers = new MetadataHeaders(call.metadata);
     let halfClosed = false;
     let closed = false;
     // The stream's traceparent is every request's parent; the initial metadata, sent once before
     // the first response, names the span of the request that answers first (when traced).
-    const callerTrace = call.metadata.get('traceparent')[0];
     let metadataSent = false;
 
     const buffer = new StreamBuffer(budget, 'grpc');
@@ -63,15 +64,16 @@ export function modelStreamInferHandler(
      * Write one message (encoded here, or an owner's answer already in bytes). False when the
      * stream is full: the caller fails its request. `force` writes past the bound (an error).
      */
-    const send = (m: ModelStreamInferResponseMsg | Buffer, trace?: TraceContext, force = false): boolean => {
+    const send = (m: ModelStreamInferResponseMsg | Buffer, traceparent?: InferCall['traceparent'], force = false): boolean => {
       if (closed) return true;
       const bytes = Buffer.isBuffer(m) ? m : encodeStreamInferResponse(m);
       if (!buffer.admit(bytes.length, force)) return false;
       if (!metadataSent) {
         metadataSent = true;
-        if (trace?.traceparent) {
+        const tp = traceparent?.();
+        if (tp) {
           const md = new Metadata();
-          md.set('traceparent', trace.traceparent);
+          md.set('traceparent', tp);
           call.sendMetadata(md);
         }
       }
@@ -117,9 +119,6 @@ export function modelStreamInferHandler(
       try {
         decoded = inferRequestFromProto(msg, { readSharedMemory });
         decoupled = plane.isDecoupled(msg.model_name, msg.model_version);
-        // The stream's headers go with each of its requests.
-        const parameters = forwardHeaders(headerPattern, msg.model_name, headers, decoded.request.parameters);
-        if (parameters) decoded.request.parameters = parameters;
       } catch (e) {
         sendError(e, msg);
         return;
@@ -127,7 +126,6 @@ export function modelStreamInferHandler(
       const { request, placements, emptyFinalResponse: wantEmptyFinal } = decoded;
       const deadline = requestDeadline(call);
       if (deadline !== undefined) request.deadline = deadline;
-      const trace: TraceContext | undefined = typeof callerTrace === 'string' ? (request.traceContext = { parent: callerTrace }) : undefined;
       const id = request.id ?? '';
       let finalSent = false;
       let finished = false;
@@ -147,9 +145,17 @@ export function modelStreamInferHandler(
         sendError(Errors.streamBufferFull(request.model, o.held, o.bound, o.flag), msg);
         finish();
       };
-      const write = (m: ModelStreamInferResponseMsg) => { if (!send(m, trace)) overflow(); };
       request.demand = buffer;
-      sub = plane.infer(request).subscribe({
+      let answer: InferCall;
+      try {
+        answer = edge.infer(request, headers);
+      } catch (e) {
+        // The edge's refusals (a forwarded header named like a reserved parameter).
+        sendError(e, msg);
+        return;
+      }
+      const write = (m: ModelStreamInferResponseMsg) => { if (!send(m, answer.traceparent)) overflow(); };
+      sub = answer.responses.subscribe({
         next(resp) {
           if (finished) return;
           version = resp.version;

@@ -146,7 +146,7 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     ...sharedMemoryHandlers(plane),
     ...settingsHandlers(plane),
     ModelInfer: forwarder ? forwarder.unary(modelInfer) : modelInfer,
-    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, options.headerForwardPattern, forwarder?.stream, options.streamBudget ?? new StreamBudget()),
+    ModelStreamInfer: modelStreamInferHandler(plane, shm, openStreams, edge, forwarder?.stream, options.streamBudget ?? new StreamBudget()),
   }));
   grpcServer.addService(packages.grpc.health.v1.Health.service, restrictGrpcHandlers(restrictions, healthHandlers(plane)));
 
