@@ -177,7 +177,7 @@ test('graph: Mermaid by default, DOT with --format dot, for pbtxt and YAML pipel
   assert.match(dot!.stdout, /"step:1" -> "out:Y" \[label="Y"\];/);
   assert.ok(dot!.stdout.trimEnd().endsWith('}'));
   assert.notEqual(unknown!.code, 0);
-  assert.match(unknown!.stderr, /'nope'/);
+  assert.match(unknown!.stderr, /model 'nope' is not in the repositories searched \(.+\)/);
   assert.equal(notPipeline!.code, 2);
   assert.match(notPipeline!.stderr, /'simple' is not a pipeline/);
 });
@@ -198,6 +198,30 @@ test('graph: a pipeline over a config-less (auto-completed) ONNX step draws, as 
     assert.equal(g!.code, 0, g!.stderr);
     assert.match(g!.stdout, /in_X -->\|"X"\| s0/);
     assert.match(g!.stdout, /s0\["ident"\]/);
+  } finally {
+    repo.remove();
+  }
+});
+
+test('graph: a step model in a repository not given is named with the --model-repository that adds it', async () => {
+  const repo = tempRepo({
+    'mine/text_stats/config.yaml': [
+      'name: text_stats', 'max_batch_size: 4',
+      'input:', '  - { name: TEXT, data_type: TYPE_STRING, dims: [1] }',
+      'output:', '  - { name: FEATURES, data_type: TYPE_FP32, dims: [620] }',
+      'steps:', '  - model: langid_featurize', '    inputs: { TEXT: TEXT }', '    outputs: { FEATURES: FEATURES }', '',
+    ].join('\n'),
+  });
+  try {
+    const [alone, both] = await runAll([
+      ['graph', 'text_stats', '--model-repository', join(repo.dir, 'mine')],
+      ['graph', 'text_stats', '--model-repository', join(repo.dir, 'mine'), '--model-repository', 'pipelines'],
+    ]);
+    assert.equal(alone!.code, 1);
+    assert.match(alone!.stderr, new RegExp(`config\\.yaml:8:5: error: .*unknown model 'langid_featurize'.*; repositories searched: ${join(repo.dir, 'mine')}; `
+      + "the repository 'pipelines' has it: add --model-repository pipelines\n$"));
+    assert.equal(both!.code, 0, both!.stderr);
+    assert.match(both!.stdout, /s0\["langid_featurize"\]/);
   } finally {
     repo.remove();
   }
