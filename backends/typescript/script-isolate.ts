@@ -339,7 +339,10 @@ export class ScriptIsolate {
     if (mapped.stack) this.#spec.log.verbose(1, `model '${this.#spec.model}': ${mapped.stack}`);
     const label = e.name && e.name !== 'Error' && e.name !== 'ModelError' ? `${e.name}: ` : '';
     const at = mapped.location ? ` (at ${mapped.location})` : '';
-    const message = `model '${this.#spec.model}': ${what} failed: ${label}${e.message}${at}`;
+    // A host error the script threw on (a BLS call this model made) may already name this model.
+    const own = `model '${this.#spec.model}': `;
+    const text = e.message.startsWith(own) ? e.message.slice(own.length) : e.message;
+    const message = `${own}${what} failed: ${label}${text}${at}`;
     const kind: ErrorKind = isErrorKind(e.kind) ? e.kind : 'INTERNAL';
     if (e.code || e.kind) return new TributaryError(e.code ?? Errors.scriptError.code, kind, message);
     return new TributaryError(Errors.scriptError.code, 'INTERNAL', message);
