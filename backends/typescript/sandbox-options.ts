@@ -19,12 +19,15 @@ import { configParam, configParamInt, type ModelConfig } from '../../src/config/
  * - `allow_webassembly` (default "false"): WebAssembly is removed from the sandbox unless "true",
  *   because WebAssembly.Memory is allocated outside the V8 heap and so escapes memory_limit_mb
  *   (a 64 MB script grew the server by 2.8 GB). Turned on, wasm memory is not limited by it.
- * - `fast_path_ms` (default 1, 0 for a model with sequence_batching; 0..2, 0 = off): how long a
- *   call's execute() may run synchronously on the main thread when the instance's recent calls
- *   were short (fast-path-gate.ts). Past it isolated-vm stops the call and it is re-run from the
- *   start on the isolate thread. 1 rather than 2: the stop itself lands 0.1-6 ms late on a loaded
- *   machine (isolated-vm's timer thread must be scheduled), and the loop must not stall past 2 ms.
- *   Off for sequence models because a re-run sees whatever state the stopped attempt left.
+ * - `fast_path_ms` (default 1, 0 for a model with sequence_batching or a decoupled one; 0..2,
+ *   0 = off): how long a call's execute() may run synchronously on the main thread when the
+ *   instance's recent calls were short (fast-path-gate.ts). Past it isolated-vm stops the call and
+ *   it is re-run from the start on the isolate thread. 1 rather than 2: the stop itself lands
+ *   0.1-6 ms late on a loaded machine (isolated-vm's timer thread must be scheduled), and the loop
+ *   must not stall past 2 ms. Off for sequence models because a re-run sees whatever state the
+ *   stopped attempt left; off for decoupled ones because their streams run on after execute()
+ *   returns, in the same entry until they wait (for their client, a child): a stream of a thousand
+ *   responses ran past the bound, and the stop cut it dead where it stood.
  */
 export interface SandboxOptions {
   memoryLimitMb: number;
@@ -43,7 +46,7 @@ export function sandboxOptions(config: ModelConfig): SandboxOptions {
   const tc = (configParam(config, 'type_check') ?? 'error').trim().toLowerCase();
   const responseTimeoutMs = configParamInt(config, 'response_timeout_ms', 60_000);
   const wasm = (configParam(config, 'allow_webassembly') ?? 'false').trim().toLowerCase();
-  const fastPathMs = configParamInt(config, 'fast_path_ms', config.sequence_batching ? 0 : 1);
+  const fastPathMs = configParamInt(config, 'fast_path_ms', config.sequence_batching || config.model_transaction_policy?.decoupled ? 0 : 1);
   const problems: string[] = [];
   if (fastPathMs < 0 || fastPathMs > 2) problems.push(`parameter fast_path_ms must be 0..2, got ${fastPathMs}`);
   if (responseTimeoutMs < 1) problems.push(`parameter response_timeout_ms must be at least 1, got ${responseTimeoutMs}`);

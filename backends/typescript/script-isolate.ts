@@ -210,7 +210,13 @@ export class ScriptIsolate {
       this.#gate.stop(ms, Number(this.#isolate.cpuTime - cpu0) / 1e6);
       // A completion written before the stop is whole (the sandbox marks it held last).
       if (this.#scratch.held) this.#takeCompletion();
-      if (call.settled) return call.outcome();
+      if (call.settled) {
+        // execute() had returned, and what the stop cut was a stream running on after it (a
+        // decoupled task): it will never go on, so its requests fail now rather than at their
+        // response timeout.
+        if (call.handlers.open?.()) call.handlers.fail?.(Errors.scriptFastPathStopped(this.#spec.model, timeout));
+        return call.outcome();
+      }
       if (call.sent) {
         this.#settle(call, null, Errors.scriptFastPathStopped(this.#spec.model, timeout));
         return call.outcome();
@@ -396,7 +402,7 @@ export class ScriptIsolate {
       if (call) this.#settle(call, responses, error ? this.#failure(call.what, this.scriptError(call.what, error)) : undefined);
     });
     // Decoupled responses come queued, one callback per synchronous run of the script (see
-    // bls/host-channel.ts); each is handled as a single response was, in order. Synchronous: a
+    // bls/send-queue.ts); each is handled as a single response was, in order. Synchronous: a
     // fire-and-forget callback measured no faster (grpc stream 37-44k responses/s either way, SSE
     // 105-120k) and its order against done() and the scratch completion would need proving.
     // The answer names the requests whose client cannot take more, or that are gone, after the

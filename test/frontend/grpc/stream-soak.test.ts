@@ -39,6 +39,11 @@ after(async () => {
   repo.remove();
 });
 
+/** `until`, naming what it waited for and the account's figures when it gives up. */
+const waitFor = (what: string, cond: () => boolean, ms: number) => until(cond, ms).catch(() => {
+  throw new Error(`${what}: not within ${ms} ms (held ${budget.bytes} bytes, ${JSON.stringify(budget.figures.grpc)})`);
+});
+
 /** Requests failed: a cancelled or overflowed stream fails its request (a probe of senderProgress succeeds). */
 const failed = (model: string) => server.modelStatistics(model).model_stats[0]!.inference_stats.fail.count;
 const succeeded = (model: string) => server.modelStatistics(model).model_stats[0]!.inference_stats.success.count;
@@ -46,9 +51,9 @@ const succeeded = (model: string) => server.modelStatistics(model).model_stats[0
 test(`${AWAITING + LOOPING} never-read streams of ${N} responses: under 100 MB of growth, all of it given back on cancel`, async () => {
   // Warm: both models have streamed once, so first-call costs are not counted.
   const warm = [neverReadingStream(grpc.port, senderRequest('await_sender', 100, 1)), neverReadingStream(grpc.port, senderRequest('loop_sender', 100, 1))];
-  await until(() => succeeded('await_sender') === 1 && succeeded('loop_sender') === 1, 10_000);
+  await waitFor('the warm-up streams end', () => succeeded('await_sender') === 1 && succeeded('loop_sender') === 1, 20_000);
   for (const w of warm) w.cancel();
-  await until(() => budget.bytes === 0, 5000);
+  await waitFor('the warm-up account empties', () => budget.bytes === 0, 10_000);
   const progress0 = await senderProgress(server);
   gc();
   const rss0 = process.memoryUsage().rss;
@@ -60,7 +65,7 @@ test(`${AWAITING + LOOPING} never-read streams of ${N} responses: under 100 MB o
     ...Array.from({ length: LOOPING }, () => neverReadingStream(grpc.port, senderRequest('loop_sender', N, 1))),
   ];
   // Every awaiting script pauses; every looping one fills its stream and is failed at the bound.
-  await until(() => budget.figures.grpc.paused >= AWAITING && budget.figures.grpc.overflows >= LOOPING, 30_000);
+  await waitFor('every awaiting stream pauses and every looping one overflows', () => budget.figures.grpc.paused >= AWAITING && budget.figures.grpc.overflows >= LOOPING, 30_000);
   let peak = 0;
   const end = Date.now() + 3000;
   while (Date.now() < end) {
@@ -74,9 +79,11 @@ test(`${AWAITING + LOOPING} never-read streams of ${N} responses: under 100 MB o
   assert.equal(failed('await_sender'), before.await, 'the awaiting scripts are paused, not failed');
 
   for (const s of streams) s.cancel();
-  await until(() => budget.bytes === 0 && budget.figures.grpc.paused === 0, 10_000);
-  await until(() => failed('await_sender') === before.await + AWAITING && failed('loop_sender') === before.loop + LOOPING, 10_000);
-  await eventually(async () => (await senderProgress(server)).stopped === progress0.stopped + AWAITING, 10_000);
+  await waitFor('the cancel empties the account', () => budget.bytes === 0 && budget.figures.grpc.paused === 0, 20_000);
+  await waitFor('every cancelled request ends', () => failed('await_sender') === before.await + AWAITING && failed('loop_sender') === before.loop + LOOPING, 20_000);
+  let progress = progress0;
+  await eventually(async () => (progress = await senderProgress(server)).stopped === progress0.stopped + AWAITING, 20_000)
+    .catch(() => assert.fail(`${progress.stopped - progress0.stopped} of ${AWAITING} awaiting scripts stopped`));
   await new Promise((r) => setTimeout(r, 200));
   gc();
   const kept = process.memoryUsage().heapUsed - heap0;
