@@ -113,6 +113,19 @@ export async function senderProgress(server: Server): Promise<{ sent: number; st
   return { sent: sent!, stopped: stopped! };
 }
 
+/** senderProgress once await_sender's streams stopped moving (a script that is told to pause ends its batch first). */
+export async function settledProgress(server: Server): Promise<{ sent: number; stopped: number }> {
+  let last = await senderProgress(server);
+  await eventually(async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await senderProgress(server);
+    const same = now.sent === last.sent;
+    last = now;
+    return same;
+  });
+  return last;
+}
+
 /** The JSON body of an HTTP infer request for N responses of SIZE elements. */
 export function senderBody(n: number, size: number): string {
   return JSON.stringify({ inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [n] }, { name: 'SIZE', datatype: 'INT32', shape: [1], data: [size] }] });
@@ -129,22 +142,31 @@ export function senderRequest(model: string, n: number, size: number, id = ''): 
 
 let serialize: ((m: unknown) => Buffer) | undefined;
 
-/**
- * A ModelStreamInfer call from a client that never reads: a raw HTTP/2 session whose stream window
- * is 0, so the server can send it no DATA at all. `cancel()` resets the stream and closes the session.
- */
-export function neverReadingStream(port: number, request: object): { cancel(): void } {
+/** One ModelStreamInfer request message, framed as gRPC sends it (flag byte, length, message). */
+function grpcFrame(request: object): Buffer {
   serialize ??= (loadPackageDefinition(loadProtos()) as any).inference.GRPCInferenceService.service.ModelStreamInfer.requestSerialize;
   const msg = serialize!(request);
   const frame = Buffer.alloc(5 + msg.length);
   frame.writeUInt32BE(msg.length, 1);
   msg.copy(frame, 5);
+  return frame;
+}
+
+/**
+ * A ModelStreamInfer call from a client that never reads: a raw HTTP/2 session whose stream window
+ * is 0, so the server can send it no DATA at all. `write` sends one more request on the stream;
+ * `cancel()` resets the stream and closes the session.
+ */
+export function neverReadingStream(port: number, request: object): { write(request: object): void; cancel(): void } {
   const session = http2.connect(`http://127.0.0.1:${port}`, { settings: { initialWindowSize: 0 } });
   session.on('error', () => {});
   const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelStreamInfer', 'content-type': 'application/grpc', te: 'trailers' });
   stream.on('error', () => {});
-  stream.write(frame);
+  stream.write(grpcFrame(request));
   return {
+    write(r) {
+      stream.write(grpcFrame(r));
+    },
     cancel() {
       stream.close(http2.constants.NGHTTP2_CANCEL);
       session.destroy();

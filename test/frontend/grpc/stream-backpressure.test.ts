@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { startGrpcServer, type GrpcServerHandle } from '../../../src/frontend/grpc/index.js';
 import { StreamBudget } from '../../../src/frontend/stream/index.js';
 import { createServer, type Server } from '../../../src/server/index.js';
-import { eventually, neverReadingStream, senderProgress, senderRepo, senderRequest } from '../../helpers/stream-senders.js';
+import { eventually, neverReadingStream, senderProgress, senderRepo, senderRequest, settledProgress } from '../../helpers/stream-senders.js';
 import type { TempRepo } from '../../helpers/temp-repo.js';
 import { createTestClient, type TestClient } from './grpc-client.js';
 import { until } from './harness.js';
@@ -60,7 +60,7 @@ describe('ModelStreamInfer backpressure', () => {
     const s = neverReadingStream(grpc.port, senderRequest('await_sender', 20_000, SIZE));
     await until(() => budget.figures.grpc.paused === 1, 15_000);
     // Paused, the script sends nothing more: the account stays where it stopped, under the bound.
-    const p0 = await senderProgress(server);
+    const p0 = await settledProgress(server);
     let peak = 0;
     const end = Date.now() + 500;
     while (Date.now() < end) {
@@ -120,11 +120,27 @@ describe('ModelStreamInfer backpressure', () => {
     await until(() => budget.bytes === 0);
   });
 
+  test('a full stream reads no more requests: they wait in the client (HTTP/2 flow control), not in the server', async () => {
+    // The pipeline over await_sender: no other test has sent it anything yet.
+    const started = () => server.modelStatistics('relay').model_stats[0]!.inference_stats;
+    const progress = await senderProgress(server);
+    const s = neverReadingStream(grpc.port, senderRequest('await_sender', 20_000, SIZE));
+    await until(() => budget.figures.grpc.paused === 1, 15_000);
+    for (let i = 0; i < 3; i++) s.write(senderRequest('relay', 1, SIZE));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(started().success.count + started().fail.count, 0, 'the requests behind a full stream have not started');
+    assert.equal(server.modelStatistics('relay').model_stats[0]!.inference_count, 0);
+    s.cancel();
+    await until(() => budget.bytes === 0, 5000);
+    await eventually(async () => (await senderProgress(server)).stopped === progress.stopped + 1);
+    assert.equal(server.modelStatistics('relay').model_stats[0]!.inference_count, 0, 'nor do they once the stream is cancelled');
+  });
+
   test('a pipeline whose decoupled step is a script: the step waits for the pipeline\'s client', async () => {
     const failed = failures('await_sender');
     const s = neverReadingStream(grpc.port, senderRequest('relay', 20_000, SIZE));
     await until(() => budget.figures.grpc.paused === 1, 15_000);
-    const p0 = await senderProgress(server);
+    const p0 = await settledProgress(server);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await senderProgress(server)).sent, p0.sent, 'the step waits');
     assert.ok(budget.bytes <= BOUND, `held ${budget.bytes}`);

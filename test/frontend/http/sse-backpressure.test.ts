@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { startHttpServer, type HttpServerHandle } from '../../../src/frontend/http/index.js';
 import { StreamBudget } from '../../../src/frontend/stream/index.js';
 import { createServer, type Server } from '../../../src/server/index.js';
-import { eventually, senderBody, senderProgress, senderRepo } from '../../helpers/stream-senders.js';
+import { eventually, senderBody, senderProgress, senderRepo, settledProgress } from '../../helpers/stream-senders.js';
 import type { TempRepo } from '../../helpers/temp-repo.js';
 import { until } from '../grpc/harness.js';
 
@@ -94,7 +94,7 @@ describe('server-sent events backpressure', () => {
     const s = sse(front.port, path, body);
     s.pause();
     await until(() => budget.figures.sse.paused === 1, 20_000);
-    const p0 = await senderProgress(server);
+    const p0 = await settledProgress(server);
     let peak = 0;
     const end = Date.now() + 500;
     while (Date.now() < end) {
