@@ -11,9 +11,11 @@ RUN apt-get update \
 WORKDIR /app
 # Dependencies first, so a source edit does not reinstall them. --ignore-scripts here because the
 # project's postinstall builds models from sources not copied yet; `npm rebuild` runs the
-# dependencies' install scripts once they are. .npmrc keeps onnxruntime-node-install=skip: the CPU
-# binaries ship in the package, the install script only fetches GPU ones.
-COPY package.json package-lock.json .npmrc ./
+# dependencies' install scripts once they are. ONNXRUNTIME_NODE_INSTALL=skip: the CPU binaries ship
+# in onnxruntime-node, its install script only fetches GPU ones (package.json's allowScripts says the
+# same, but this image's npm 10 does not read it).
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY . .
 RUN npm rebuild \

@@ -31,7 +31,7 @@
  * or sent decoupled responses.
  */
 import { CancelSource } from '../../src/inference/index.js';
-import ivm from 'isolated-vm';
+import ivm from './isolated-vm.js';
 import type { ModelHost } from '../../src/backend/index.js';
 import type { InferenceResponse } from '../../src/inference/index.js';
 import { Errors, TributaryError, boundMessage, isErrorKind, toTributaryError, type ErrorKind } from '../../src/errors.js';

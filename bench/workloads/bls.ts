@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import ivm from 'isolated-vm';
+import ivm from '../../backends/typescript/isolated-vm.js';
 import { lastValueFrom } from 'rxjs';
 import { createIdentityBackend } from '../../backends/identity/index.js';
 import { createTypeScriptBackend } from '../../backends/typescript/index.js';

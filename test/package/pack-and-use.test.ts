@@ -2,10 +2,11 @@
  * The package as a user gets it: `npm pack`, `npm install <tarball>` into a fresh project, then the
  * `tributary` command (new-model, serve), `tributary/client` from plain Node ESM and
  * `tributary/bls` types through `tsc`. Dependencies come from npm's cache where it has them
- * (--prefer-offline). isolated-vm is the one dependency whose install compiles C++ when its
- * prebuilt binary cannot be downloaded (minutes on two cores), so the install skips install
- * scripts, reuses this checkout's built isolated-vm binary (same version, same Node) and then runs
- * every other install script with `npm rebuild`, tributary's own postinstall among them.
+ * (--prefer-offline). isolated-vm 5.x (the line Node 20 runs) is the one dependency whose install
+ * compiles C++ when its prebuilt binary cannot be downloaded (minutes on two cores), so the install
+ * skips install scripts, reuses this checkout's built binary there (same version, same Node; 6.x,
+ * the line of Node 22 and 24, loads the prebuilt binary it ships) and then runs every other install
+ * script with `npm rebuild`, tributary's own postinstall among them.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -55,7 +56,9 @@ test('npm pack, npm install <tarball>: the tributary command, tributary/client i
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     sh('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-package-lock', tarball], project);
-    cpSync(join(ROOT, 'node_modules/isolated-vm/out'), join(project, 'node_modules/isolated-vm/out'), { recursive: true });
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      cpSync(join(ROOT, 'node_modules/isolated-vm-5/out'), join(project, 'node_modules/isolated-vm-5/out'), { recursive: true });
+    }
     sh('npm', ['rebuild', '--foreground-scripts=false', 'esbuild', 'onnxruntime-node', 'tributary'], project);
     const installed = performance.now();
     t.diagnostic(`npm pack ${((packed - t0) / 1000).toFixed(1)} s, install ${((installed - packed) / 1000).toFixed(1)} s`);
