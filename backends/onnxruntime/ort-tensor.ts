@@ -64,8 +64,20 @@ function bytesToStrings(t: Tensor): string[] {
 }
 
 export function toOrtTensor(t: Tensor): ort.Tensor {
-  const p = toPlain(t);
-  return new ort.Tensor(p.type as 'float32', p.data as Float32Array, p.dims);
+  return ortTensorOf(toPlain(t));
+}
+
+/**
+ * Plain form -> ort.Tensor, numeric data as the same view. FP16 is built as a uint16 tensor over
+ * the raw words and then typed float16: where the runtime has Float16Array (Node 24),
+ * onnxruntime-common would view the words as one, and onnxruntime-node's binding (1.30) reads a
+ * Float16Array as 0 bytes ("not enough space: expected N, got 0"); a Uint16Array it reads.
+ */
+export function ortTensorOf(p: PlainTensor): ort.Tensor {
+  if (p.type !== 'float16') return new ort.Tensor(p.type as 'float32', p.data as Float32Array, p.dims);
+  const t = new ort.Tensor('uint16', p.data as Uint16Array, p.dims);
+  Object.defineProperty(t, 'type', { value: 'float16' });
+  return t;
 }
 
 /** Plain ORT form -> Tensor, keeping numeric data as a view (no copy). */
@@ -76,9 +88,13 @@ export function fromPlain(p: PlainTensor): Tensor {
     return { name: p.name, datatype: dt, shape: [...p.dims], data: (p.data as string[]).map((s) => utf8.encode(s)) };
   }
   const want = STORAGE[dt];
-  // ORT already hands back the storage we use (Uint16Array for float16, Uint8Array for bool); the
-  // createTensor fallback only runs if a future onnxruntime changes that (e.g. Float16Array).
+  // ORT hands back the storage we use (Uint16Array for float16, Uint8Array for bool), except that
+  // float16 comes as a Float16Array where the runtime has one (Node 24): the same words, so they
+  // are viewed as raw words again, no copy (its values are numbers and would not survive Array.from).
   if (p.data.constructor === want) return { name: p.name, datatype: dt, shape: [...p.dims], data: p.data as TypedArray };
+  if (dt === 'FP16' && ArrayBuffer.isView(p.data) && p.data.BYTES_PER_ELEMENT === 2) {
+    return { name: p.name, datatype: dt, shape: [...p.dims], data: new Uint16Array(p.data.buffer, p.data.byteOffset, p.data.length) };
+  }
   return createTensor(p.name, dt, p.dims, Array.from(p.data as ArrayLike<number>));
 }
 

@@ -1,5 +1,5 @@
 import * as ort from 'onnxruntime-node';
-import type { OrtType, PlainTensor } from './ort-tensor.js';
+import { ortTensorOf, type OrtType, type PlainTensor } from './ort-tensor.js';
 
 /** Runs one ORT session, inline or in a worker thread. Feeds and fetches are by graph name. */
 export interface SessionRunner {
@@ -15,7 +15,7 @@ export interface SessionRunner {
 /** Feeds -> ort.Tensor map; numeric data is passed as the same view. */
 export function ortFeeds(feeds: readonly PlainTensor[]): Record<string, ort.Tensor> {
   const out: Record<string, ort.Tensor> = {};
-  for (const f of feeds) out[f.name] = new ort.Tensor(f.type as 'float32', f.data as Float32Array, f.dims);
+  for (const f of feeds) out[f.name] = ortTensorOf(f);
   return out;
 }
 
