@@ -10,7 +10,7 @@ import type { ConnectionGuard } from '../transport/index.js';
  * not with every connection timing out.
  */
 function lastHttp2Server(grpcServer: GrpcServer): Http2Server {
-  const servers = (grpcServer as unknown as { http2Servers?: unknown }).http2Servers;
+  const servers: unknown = Reflect.get(grpcServer, 'http2Servers');
   const last = servers instanceof Map ? [...servers.keys()].at(-1) : undefined;
   if (typeof (last as Http2Server | undefined)?.on !== 'function') {
     throw Errors.internal('the gRPC server\'s HTTP/2 sessions cannot be watched (grpc-js no longer keeps its HTTP/2 servers in `http2Servers`); connection handshake and idle timeouts need them');
