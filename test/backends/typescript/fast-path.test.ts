@@ -82,6 +82,13 @@ export default class Model {
 }
 `,
 };
+/** Sends N responses and lets them go out (the queue flushes once microtasks pass without a send), then spins MS. */
+const FLUSHING_SENDER: ScriptModel = {
+  ...SENDER,
+  code: SENDER.code
+    .replace('execute(requests: Request[]): void', 'async execute(requests: Request[]): Promise<void>')
+    .replace('const t0 = Date.now();', 'for (let k = 0; k < 4; k++) await undefined;\n    const t0 = Date.now();'),
+};
 
 describe('the fast path of short scripts', () => {
   let repo: TempRepo;
@@ -91,7 +98,7 @@ describe('the fast path of short scripts', () => {
   before(async () => {
     setLogSink((line) => { lines.push(line); });
     updateLogSettings({ log_verbose_level: 1 });
-    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: SENDER });
+    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: FLUSHING_SENDER });
     server = await createServer({ modelRepository: repo.dir });
   });
   after(async () => {
@@ -155,7 +162,7 @@ describe('the fast path of short scripts', () => {
     assert.equal(said('chain_slow', 'now runs on the main thread'), 0);
   });
 
-  test('a decoupled call stopped on the main thread is re-run on its isolate thread, every response delivered once', async () => {
+  test('a decoupled call stopped after its responses went out fails with TRB_SCRIPT_FAST_PATH_STOPPED; one stopped before is re-run', async () => {
     const send = (model: string, n: number, ms: number) => lastValueFrom(server.infer({
       model, inputs: [createTensor('N', 'INT32', [1], [n]), createTensor('MS', 'INT32', [1], [ms])],
     }).pipe(toArray()));
@@ -165,9 +172,11 @@ describe('the fast path of short scripts', () => {
     assert.deepEqual(values(await send('sender', 2, 50)), [0, 1]);
     assert.equal(said('sender', 'ran past fast_path_ms'), 1);
     await warm('sender2', () => send('sender2', 2, 0));
-    // 300 responses, more than one sandbox batch: a stopped run's responses are held by the host
-    // until the run ends, so the stop discards them and the re-run delivers each exactly once.
-    assert.deepEqual(values(await send('sender2', 300, 50)), Array.from({ length: 300 }, (_, i) => i));
+    // Its two responses went to the client before the spin: a re-run would send them twice.
+    const err = await send('sender2', 2, 50).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof TributaryError, String(err));
+    assert.equal(err.code, 'TRB_SCRIPT_FAST_PATH_STOPPED');
+    assert.match(err.message, /model 'sender2': execute\(\) ran past fast_path_ms \(2 ms\)/);
     assert.equal(said('sender2', 'ran past fast_path_ms'), 1);
   });
 });
