@@ -15,11 +15,12 @@ export class ConfigReporter {
     return this.parsed.positions.has(path);
   }
 
-  error(path: string, message: string): void { this.add(path, message, 'error'); }
+  /** `offset`: a character inside the string at `path` (a `#text` path) the problem points at. */
+  error(path: string, message: string, offset?: number): void { this.add(path, message, 'error', offset); }
   warning(path: string, message: string): void { this.add(path, message, 'warning'); }
 
-  private add(path: string, message: string, severity: 'error' | 'warning'): void {
-    const pos = positionOf(this.parsed, path);
+  private add(path: string, message: string, severity: 'error' | 'warning', offset?: number): void {
+    const pos = positionOf(this.parsed, path, offset);
     this.problems.push({ ...pos, path, message: `model '${this.config.name}': ${message}`, severity });
   }
 }

@@ -11,3 +11,5 @@ export { validateConfig } from './validate-config.js';
 export { positionOf } from './position-of.js';
 export { deepFreeze } from './deep-freeze.js';
 export { closest } from './closest.js';
+export { openAiDeclaration, type OpenAiDeclaration, type OpenAiEndpoint } from './openai-declaration.js';
+export { renderChatTemplate, type ChatMessage } from './chat-template.js';

@@ -11,6 +11,7 @@ import { isPathWithin } from './position-of.js';
 import { validateIo } from './validate-io.js';
 import { validateScheduling } from './validate-scheduling.js';
 import { validateExperiment } from './validate-experiment.js';
+import { validateOpenAi } from './validate-openai.js';
 
 export function validateConfig(parsed: ParsedConfig): ConfigProblem[] {
   const r = new ConfigReporter(parsed);
@@ -21,6 +22,7 @@ export function validateConfig(parsed: ParsedConfig): ConfigProblem[] {
   validateIo(r);
   validateScheduling(r);
   validateExperiment(r);
+  validateOpenAi(r);
   instanceGroups(r);
   warmup(r);
   if (c.model_transaction_policy.decoupled && c.response_cache?.enable) {
