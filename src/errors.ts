@@ -237,6 +237,18 @@ export const Errors = {
   httpPlainToTls: define('TRB_HTTP_PLAIN_TO_TLS', 'INVALID_ARG', () =>
     'this port serves HTTPS (--http-use-ssl): send the request with https://'),
 
+  // OpenAI-compatible front end (src/frontend/openai/): /v1 requests, in OpenAI's error shape.
+  openaiFieldInvalid: define('TRB_OPENAI_FIELD_INVALID', 'INVALID_ARG', (field: string, detail: string) =>
+    `OpenAI request: '${field}' ${detail}`),
+  openaiLimit: define('TRB_OPENAI_LIMIT', 'INVALID_ARG', (field: string, what: string, got: number, max: number, flag?: string) =>
+    `OpenAI request: '${field}' ${what} ${got}; at most ${max}${flag ? ` (${flag})` : ''}`),
+  openaiModelNotFound: define('TRB_OPENAI_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, why: string) =>
+    `The model ${q(model)} does not exist or does not serve the OpenAI API; ${why}`),
+  openaiEndpointUnsupported: define('TRB_OPENAI_ENDPOINT_UNSUPPORTED', 'INVALID_ARG', (model: string, endpoint: string, serves: string) =>
+    `model ${q(model)} does not serve ${endpoint}; it serves ${serves} (its config's parameter 'openai')`),
+  openaiOutputMissing: define('TRB_OPENAI_OUTPUT_MISSING', 'INTERNAL', (model: string, output: string, got: string) =>
+    `model ${q(model)} answered without output ${q(output)} (it sent ${got || 'no output'}); the config's openai parameters name the output the OpenAI front end reads`),
+
   // gRPC front end (src/frontend/grpc/, src/protocol/grpc/): the request decoder's bounds, TLS.
   // Oversized and undecompressable messages are refused by grpc-js itself (RESOURCE_EXHAUSTED).
   grpcMalformed: define('TRB_GRPC_MALFORMED', 'INVALID_ARG', (message: string, what: string, at: number) =>
