@@ -121,7 +121,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { group: 'Streams', name: 'stream-buffer-total-bytes', kind: 'int', default: '268435456', origin: OURS, status: 'implemented', help: 'the same bound for all streams of the server together (at least --stream-buffer-bytes); from half of it every stream that holds anything pauses its producers' },
 
   // Client shared memory
-  { group: 'Shared memory', name: 'allow-client-shm', kind: 'bool', default: 'false', origin: OURS, status: 'implemented', help: 'let clients register system shared memory regions (/dev/shm keys) and place tensors in them' },
+  { group: 'Shared memory', name: 'allow-client-shm', kind: 'bool', default: 'false', origin: T, status: 'implemented', help: 'let clients register and unregister system shared memory regions (/dev/shm keys) and place tensors in them; off, register and unregister answer 501 and status an empty list, as tritonserver does' },
 
   // Metrics
   { group: 'Metrics', name: 'allow-metrics', kind: 'bool', default: 'true', origin: T, status: 'implemented', help: 'serve Prometheus metrics at GET /metrics' },

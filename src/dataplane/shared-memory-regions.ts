@@ -1,8 +1,8 @@
 /**
  * The shared-memory registry operations (status, register, unregister; system and CUDA) over
  * whatever registry the server runs with. Without one (client shared memory is off unless the
- * server runs with --allow-client-shm=true) registering and status are refused with how to enable
- * it. CUDA regions need a GPU: none is ever registered here, so a CUDA register is refused.
+ * server runs with --allow-client-shm=true) registering and unregistering are refused with how to
+ * enable it. CUDA regions need a GPU: none is ever registered here, so a CUDA register is refused.
  */
 import { Errors } from '../errors.js';
 
@@ -34,34 +34,42 @@ function size(region: string, field: string, v: unknown): number {
 }
 
 /**
- * Unregistering succeeds whether or not client shared memory is on, and CUDA status lists
- * nothing on this CPU server: Triton's clients unregister every region (system and CUDA) before
- * they start, and a server with nothing registered has nothing to refuse there. Whatever would
- * register or read a region is refused with how to turn it on.
+ * Triton's answers (server http_server.cc, grpc_server.cc): status always answers, an empty list
+ * while nothing is registered, which is always so for CUDA regions on this CPU server and for
+ * system regions while client shared memory is off; registering and unregistering are refused
+ * while it is off (--allow-client-shm, default false).
  */
 export function sharedMemoryOperations(registry: SharedMemoryRegions | undefined): SharedMemoryOperations {
-  const on = (what: string): SharedMemoryRegions => {
-    if (!registry) throw Errors.clientShmDisabled(what);
+  const on = (): SharedMemoryRegions => {
+    if (!registry) throw Errors.clientShmDisabled();
     return registry;
   };
   return {
-    systemStatus: (region) => on(region ? `system shared memory status of region '${region}'` : 'system shared memory status').status(region),
+    systemStatus(region) {
+      if (registry) return registry.status(region);
+      if (region) throw Errors.shmRegionNotFound(region);
+      return [];
+    },
     systemRegister(region, key, offset, byteSize) {
-      const r = on(`register system shared memory region '${region}'`);
-      if (!region) throw Errors.shmRegisterInvalid(region, 'the region name', 'given');
+      const r = on();
+      if (!region) throw Errors.shmRegisterNameMissing('system');
+      if (key === undefined) throw Errors.shmRegisterFieldMissing('key');
       if (typeof key !== 'string' || key === '') throw Errors.shmRegisterInvalid(region, 'key', 'a non-empty string');
+      if (byteSize === undefined) throw Errors.shmRegisterFieldMissing('byte_size');
       r.register(region, key, size(region, 'offset', offset ?? 0), size(region, 'byte_size', byteSize));
     },
-    systemUnregister: (region) => registry?.unregister(region),
+    systemUnregister: (region) => on().unregister(region),
     cudaStatus(region) {
-      on(region ? `CUDA shared memory status of region '${region}'` : 'CUDA shared memory status');
       if (region) throw Errors.cudaShmRegionNotFound(region);
       return [];
     },
     cudaRegister(region) {
-      on(`register CUDA shared memory region '${region}'`);
+      on();
+      if (!region) throw Errors.shmRegisterNameMissing('cuda');
       throw Errors.cudaShmUnsupported(region);
     },
-    cudaUnregister: () => undefined,
+    cudaUnregister() {
+      on();
+    },
   };
 }

@@ -11,13 +11,13 @@
  * is scanned in full, string-aware.
  */
 import { Errors } from '../errors.js';
-import { REQUEST_LIMITS } from './request-limits.js';
 
 /**
- * A v2 request nests 3 levels (request, `inputs`, input) around `data`, which nests once per
- * dimension at most; a few more levels of slack keep every valid request well inside.
+ * Triton's limit (HTTP_MAX_JSON_NESTING_DEPTH in its server's common.h), so a body Triton takes is
+ * taken here too: a v2 request nests 3 levels (request, `inputs`, input) around `data`, which
+ * nests once per dimension at most (REQUEST_LIMITS.maxRank, 64).
  */
-export const MAX_JSON_DEPTH = REQUEST_LIMITS.maxRank + 8;
+export const MAX_JSON_DEPTH = 100;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,8 +1,8 @@
 /**
  * The one table from error kinds to wire statuses, shared by the HTTP and gRPC front ends.
  * HTTP follows Triton's http_server.cc: INTERNAL 500, NOT_FOUND 404, UNAVAILABLE 503,
- * UNSUPPORTED 501 and everything else 400. A TributaryError's own `httpStatus` (413 for a body
- * past the limit) wins. gRPC codes are the numeric grpc status codes Triton returns. The text every
+ * UNSUPPORTED 501 and everything else 400. A TributaryError's own `httpStatus` (408 for a body
+ * that arrives too slowly) wins. gRPC codes are the numeric grpc status codes Triton returns. The text every
  * front end sends is wireMessageOf's, cut to MAX_MESSAGE_BYTES (src/errors.ts).
  */
 import { boundMessage, toTributaryError, type ErrorKind } from '../errors.js';

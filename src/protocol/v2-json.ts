@@ -93,8 +93,9 @@ function placement(tensor: string, p: Parameters | undefined): OutputPlacement |
   };
 }
 
-function noShm(tensor: string): never {
-  throw Errors.clientShmDisabled(`tensor '${tensor}' is placed in system shared memory`);
+/** Without a registry (client shared memory off) no region is registered, as in Triton. */
+function noShm(region: string): never {
+  throw Errors.shmRegionUnknown(region, true);
 }
 
 function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: BinaryCursor): Tensor {
@@ -116,7 +117,7 @@ function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: Bina
     return binaryInput(name, dt as DataType, shape, cursor.take(name, uintParam(name, 'binary_data_size', binSize)));
   }
   if (shm) {
-    if (!ctx.sharedMemory) noShm(name);
+    if (!ctx.sharedMemory) noShm(shm.region);
     return binaryInput(name, dt as DataType, shape, ctx.sharedMemory.read(shm.region, shm.offset, shm.byteSize));
   }
   return tensorFromJson(name, dt as DataType, shape, v.data, ctx.lossy);
@@ -160,7 +161,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
       if (p?.classification !== undefined) uintParam(o.name, 'classification', p.classification);
       const shm = placement(o.name, p);
       if (shm) {
-        if (!ctx.sharedMemory) noShm(o.name);
+        if (!ctx.sharedMemory) noShm(shm.region);
         (encoding.sharedMemory ??= {})[o.name] = shm;
       }
       return p ? { name: o.name, parameters: p } : { name: o.name };

@@ -1,9 +1,9 @@
 /**
  * Every long option of `tritonserver`, as src/command_line_parser.cc of
  * triton-inference-server/server declares them (TritonParser::SetupOptions), read at commit
- * 0299e638036b53bd5426fc2051161dc1da484358, plus the four a later revision of the file adds
+ * 0299e638036b53bd5426fc2051161dc1da484358, plus the five later revisions of the file add
  * (--model-config-name, --enable-peer-access, --grpc-infer-thread-count,
- * --grpc-max-response-pool-size). Includes the options of optional builds (SageMaker, Vertex AI,
+ * --grpc-max-response-pool-size, --allow-client-shm). Includes the options of optional builds (SageMaker, Vertex AI,
  * tracing) and the deprecated ones, since scripts still pass them.
  */
 export const TRITONSERVER_FLAGS: readonly string[] = [
@@ -44,6 +44,8 @@ export const TRITONSERVER_FLAGS: readonly string[] = [
   'cache-config', 'cache-directory',
   // Rate Limiter
   'rate-limit', 'rate-limit-resource',
+  // Shared Memory
+  'allow-client-shm',
   // Memory/Device Management
   'pinned-memory-pool-byte-size', 'cuda-memory-pool-byte-size', 'cuda-virtual-address-size',
   'min-supported-compute-capability', 'buffer-manager-thread-count', 'host-policy', 'model-load-gpu-limit',

@@ -58,5 +58,5 @@ test('deep nesting is found wherever it is, and long flat or wide text is not', 
 test('checkJsonDepth refuses with TRB_REQUEST_JSON_TOO_DEEP naming the text', () => {
   assert.throws(() => checkJsonDepth(Buffer.from('['.repeat(10_000)), 'inference request'), (e: unknown) =>
     e instanceof TributaryError && e.code === 'TRB_REQUEST_JSON_TOO_DEEP' && e.kind === 'INVALID_ARG'
-    && /^the inference request JSON nests arrays and objects more than 72 levels deep/.test(e.message));
+    && /^JSON nesting depth exceeds maximum allowed limit \(100\); the inference request JSON nests arrays and objects more than 100 levels deep/.test(e.message));
 });

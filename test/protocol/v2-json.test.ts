@@ -91,12 +91,12 @@ test('shared-memory outputs are written to the region and carry no data', () => 
     { code: Errors.outputShmTooSmall.code });
 });
 
-test('inputs can come from shared memory; without it the error says how to enable it', () => {
+test('inputs can come from shared memory; without it the region is unknown, and the error says how to enable it', () => {
   const shm = { read: (_r: string, o: number, n: number) => new Uint8Array([1, 2, 3, 4, 5, 6]).subarray(o, o + n), write() {} };
   const json = { inputs: [{ name: 'I', datatype: 'UINT8', shape: [2], parameters: { shared_memory_region: 'r', shared_memory_offset: 2, shared_memory_byte_size: 2 } }] };
   const { request } = decodeInferRequest(json, { model: 'm', sharedMemory: shm });
   assert.deepEqual(Array.from(request.inputs[0]!.data as Uint8Array), [3, 4]);
-  assert.throws(() => decodeInferRequest(json, ctx), /^TributaryError: Client shared memory is disabled.*--allow-client-shm=true/);
+  assert.throws(() => decodeInferRequest(json, ctx), /^TributaryError: Unable to find shared memory region: 'r'; client shared memory is disabled.*--allow-client-shm=true/);
 });
 
 test('malformed requests get their own error codes', () => {

@@ -36,7 +36,7 @@ test('requests need a correlation ID, and a new sequence needs START', async () 
   assert.equal(send('empty', '', { start: true }).errorCode, 'TRB_SEQUENCE_MISSING_ID');
   const unknown = send('u', 7n);
   assert.equal(unknown.errorCode, 'TRB_SEQUENCE_UNKNOWN');
-  assert.match((unknown.events[0] as { error: Error }).error.message, /sequence 7 must specify the START flag/);
+  assert.match((unknown.events[0] as { error: Error }).error.message, /^inference request for sequence 7 to model '[^']+' must specify the START flag on the first request of the sequence$/);
   send('a1', 8n, { start: true, end: true });
   assert.equal(send('a2', 8n).errorCode, 'TRB_SEQUENCE_UNKNOWN', 'after END only a START may follow');
 });

@@ -212,7 +212,7 @@ test('the /dev/shm directory itself ("/" and "/.") is refused', async () => {
 test('a key that does not exist is refused with the key, not a server path', async () => {
   const r = await post(httpHandle.port, '/v2/systemsharedmemory/region/attack/register', { key: `/${P}-missing`, offset: 0, byte_size: 16 });
   assert.equal(r.status, 400);
-  assert.match(JSON.parse(r.text).error, new RegExp(`^Unable to open shared memory region 'attack': key "/${P}-missing" does not exist in /dev/shm`));
+  assert.match(JSON.parse(r.text).error, new RegExp(`^Unable to open shared memory region: '/${P}-missing'; no such key in /dev/shm for region 'attack'`));
   assertNothingHappened(r.text);
 });
 
@@ -229,8 +229,8 @@ test('inference naming a region that was refused reads nothing', async () => {
   const r = await post(httpHandle.port, '/v2/models/echo/infer', {
     inputs: [{ name: 'IN', datatype: 'INT32', shape: [1, 4], parameters: { shared_memory_region: 'attack', shared_memory_byte_size: 16 } }],
   });
-  assert.equal(r.status, 400);
-  assert.match(JSON.parse(r.text).error, /Unable to find system shared memory region: 'attack'/);
+  assert.equal(r.status, 404);
+  assert.equal(JSON.parse(r.text).error, "Unable to find shared memory region: 'attack'");
   assertNothingHappened(r.text);
 });
 
@@ -261,40 +261,47 @@ const offCall = (method: string, req: unknown) => new Promise<{ error?: ServiceE
   offGrpc![method]!.call(offGrpc, req, (error, res) => resolve(error ? { error } : { res }));
 });
 
-test('serve without --allow-client-shm: HTTP register is refused (501) with how to enable it, nothing opened', async () => {
+test('serve without --allow-client-shm: HTTP register and unregister are refused (501) with how to enable it, nothing opened; status lists nothing', async () => {
   const s = await startOff();
   const key = `/${P}-offgood`;
   writeFileSync(shmEntry(`${P}-offgood`), Buffer.alloc(64));
   const r = await post(s.httpPort, '/v2/systemsharedmemory/region/r/register', { key, offset: 0, byte_size: 16 });
   assert.equal(r.status, 501, r.text);
-  assert.equal(JSON.parse(r.text).error, "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable. (register system shared memory region 'r')");
+  assert.equal(JSON.parse(r.text).error, "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.");
+  const un = await post(s.httpPort, '/v2/systemsharedmemory/unregister', {});
+  assert.equal(un.status, 501, un.text);
+  assert.equal(JSON.parse(un.text).error, "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.");
+  const cuda = await fetch(`http://127.0.0.1:${s.httpPort}/v2/cudasharedmemory/status`);
+  assert.equal(cuda.status, 200);
+  assert.deepEqual(await cuda.json(), []);
   const st = await fetch(`http://127.0.0.1:${s.httpPort}/v2/systemsharedmemory/status`);
-  assert.equal(st.status, 501);
+  assert.equal(st.status, 200);
+  assert.deepEqual(await st.json(), []);
   assertNothingHappened(r.text);
 });
 
-test('serve without --allow-client-shm: gRPC register and status are refused (UNIMPLEMENTED)', async () => {
+test('serve without --allow-client-shm: gRPC register is refused (UNIMPLEMENTED), status lists nothing', async () => {
   await startOff();
   const reg = await offCall('SystemSharedMemoryRegister', { name: 'r', key: `/${P}-target`, offset: 0, byte_size: 16 });
   assert.equal(reg.error?.code, status.UNIMPLEMENTED);
   assert.match(reg.error!.details, /^Client shared memory is disabled\. Start the server with '--allow-client-shm=true' to enable\./);
   const st = await offCall('SystemSharedMemoryStatus', {});
-  assert.equal(st.error?.code, status.UNIMPLEMENTED);
+  assert.deepEqual(st.res, { regions: {} });
   assertNothingHappened(reg.error!.details);
 });
 
-test('serve without --allow-client-shm: a tensor placed in shared memory is refused on both front ends', async () => {
+test('serve without --allow-client-shm: a tensor placed in shared memory names a region that is not registered, on both front ends (Triton: 404)', async () => {
   const s = await startOff();
   const params = { shared_memory_region: 'r', shared_memory_byte_size: 16 };
   const h = await post(s.httpPort, '/v2/models/echo/infer', { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1, 4], parameters: params }] });
-  assert.equal(h.status, 501);
-  assert.match(JSON.parse(h.text).error, /^Client shared memory is disabled/);
+  assert.equal(h.status, 404);
+  assert.match(JSON.parse(h.text).error, /^Unable to find shared memory region: 'r'; client shared memory is disabled/);
   const g = await offCall('ModelInfer', {
     model_name: 'echo',
     inputs: [{ name: 'IN', datatype: 'INT32', shape: [1, 4], parameters: { shared_memory_region: { string_param: 'r' }, shared_memory_byte_size: { int64_param: 16 } } }],
   });
-  assert.equal(g.error?.code, status.UNIMPLEMENTED);
-  assert.match(g.error!.details, /Client shared memory is disabled/);
+  assert.equal(g.error?.code, status.NOT_FOUND);
+  assert.match(g.error!.details, /^Unable to find shared memory region: 'r'; client shared memory is disabled/);
 });
 
 test('serve without --allow-client-shm: the extension is not advertised over HTTP or gRPC', async () => {

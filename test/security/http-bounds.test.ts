@@ -2,7 +2,7 @@
  * Attacks on the HTTP front end's bounds, each over a real connection to a real server: bodies and
  * decompression bombs past --http-max-input-size, hostile JSON (nesting, parameter sizes and counts,
  * input/output counts, ranks), slow clients, connection floods and malformed HTTP. Every refusal is
- * a 4xx (408/413/415/431/400) with a `{"error"}` body; each case also shows what was NOT done (no
+ * a 4xx (408/431/400) or Triton's 501 with a `{"error"}` body; each case also shows what was NOT done (no
  * memory spent on the bomb, no body read, nothing reached the model) and that the server still
  * answers afterwards.
  */
@@ -91,48 +91,48 @@ async function rssGrowth<T>(body: () => Promise<T>): Promise<{ result: T; mb: nu
 // --- sizes and decompression bombs -------------------------------------------------------------
 
 for (const [name, bomb] of [['gzip', gzipBomb(1024)], ['deflate', deflateBomb(1024)]] as const) {
-  test(`${name} bomb (${(bomb.length / 2 ** 20).toFixed(1)} MB inflating to 1 GiB): 413 at once, memory stays flat`, async () => {
+  test(`${name} bomb (${(bomb.length / 2 ** 20).toFixed(1)} MB inflating to 1 GiB): 400 at once, memory stays flat`, async () => {
     const started = performance.now();
     const { result: r, mb } = await rssGrowth(() => post(INFER, bomb, { 'content-encoding': name }));
     const ms = performance.now() - started;
-    assert.equal(r.status, 413, r.body);
-    assert.match(errorOf(r), /^the decompressed request body size exceeds the maximum allowed value of 4194304 bytes; use --http-max-input-size/);
+    assert.equal(r.status, 400, r.body);
+    assert.equal(errorOf(r), 'Decompressed data size exceeds the maximum allowed value of 4194304 bytes. Use --http-max-input-size to increase the limit.');
     assert.ok(ms < 1500, `refused after ${ms.toFixed(0)} ms (inflating 1 GiB takes seconds)`);
     assert.ok(mb < 150, `RSS grew ${mb.toFixed(0)} MB for a 1 GiB bomb`);
     await assertServing();
   });
 }
 
-test('four gzip bombs at once: all 413, memory stays flat', async () => {
+test('four gzip bombs at once: all 400, memory stays flat', async () => {
   const bomb = gzipBomb(1024);
   const { result, mb } = await rssGrowth(() => Promise.all([1, 2, 3, 4].map(() => post(INFER, bomb, { 'content-encoding': 'gzip' }))));
-  for (const r of result) assert.equal(r.status, 413, r.body);
+  for (const r of result) assert.equal(r.status, 400, r.body);
   assert.ok(mb < 200, `RSS grew ${mb.toFixed(0)} MB for 4 GiB of bombs`);
   await assertServing();
 });
 
-test('gzip bomb sent chunked (no Content-Length): 413', async () => {
+test('gzip bomb sent chunked (no Content-Length): 400 in Triton\'s words', async () => {
   const r = await post(INFER, gzipBomb(64), { 'content-encoding': 'gzip', 'transfer-encoding': 'chunked' }, 16 * 1024);
-  assert.equal(r.status, 413, r.body);
-  assert.match(errorOf(r), /decompressed request body size exceeds the maximum allowed value of 4194304 bytes/);
+  assert.equal(r.status, 400, r.body);
+  assert.match(errorOf(r), /^Decompressed data size exceeds the maximum allowed value of 4194304 bytes\. Use --http-max-input-size to increase the limit\.$/);
   await assertServing();
 });
 
-test('Content-Length over the limit: 413 before a byte of the body is sent', async () => {
+test('Content-Length over the limit: 400 before a byte of the body is sent', async () => {
   const x = await exchange(port, [`POST ${INFER} HTTP/1.1\r\nHost: x\r\nContent-Length: ${LIMIT + 1}\r\n\r\n`], { waitMs: 3000 });
   const e = errorResponse(x.text);
-  assert.equal(e.status, 413);
-  assert.match(e.error, /^the request body size of 4194305 bytes \(its Content-Length\) exceeds the maximum allowed value of 4194304 bytes/);
+  assert.equal(e.status, 400);
+  assert.equal(e.error, 'request JSON size of 4194305 bytes exceeds the maximum allowed input size of 4194304 bytes. Use --http-max-input-size to increase the limit.');
   assert.equal(e.headers.connection, 'close');
   assert.ok(x.closed && x.ms < REQUEST_TIMEOUT_MS, `closed ${x.closed} after ${x.ms.toFixed(0)} ms: the answer did not wait for the body`);
   await assertServing();
 });
 
-test('chunked body over the limit: 413 while it streams, the rest is not buffered', async () => {
+test('chunked body over the limit: 400 while it streams, the rest is not buffered', async () => {
   const before = await inferCount();
   const r = await post(INFER, Buffer.alloc(4 * LIMIT, 0x20), { 'transfer-encoding': 'chunked' }, 64 * 1024);
-  assert.equal(r.status, 413, r.body);
-  assert.match(errorOf(r), /^the request body size exceeds the maximum allowed value of 4194304 bytes/);
+  assert.equal(r.status, 400, r.body);
+  assert.match(errorOf(r), /^request JSON size of \d+ bytes exceeds the maximum allowed input size of 4194304 bytes\. Use --http-max-input-size to increase the limit\.; it was refused when \d+ bytes had arrived, before its end/);
   assert.equal(await inferCount(), before, 'nothing reached the model');
   await assertServing();
 });
@@ -170,10 +170,11 @@ test('Content-Length together with Transfer-Encoding (request smuggling): 400', 
   await assertServing();
 });
 
-test('unknown Content-Encoding: 415, the body is not decoded', async () => {
+test('unknown Content-Encoding: Triton\'s 501 naming the encodings it takes, the body is not decoded', async () => {
   const r = await post(INFER, good, { 'content-encoding': 'br' });
-  assert.equal(r.status, 415);
-  assert.match(errorOf(r), /^Content-Encoding 'br' is not supported; use gzip, deflate or identity/);
+  assert.equal(r.status, 501);
+  assert.match(errorOf(r), /^Unsupported compression type; Content-Encoding 'br' is not supported: use gzip, deflate or identity$/);
+  assert.equal(r.headers['accept-encoding'], 'gzip, deflate');
   await assertServing();
 });
 
@@ -195,7 +196,7 @@ test('deep JSON nesting in the inference request (500 000 levels): 400, refused 
   const started = performance.now();
   const r = await post(INFER, body);
   assert.equal(r.status, 400, r.body);
-  assert.match(errorOf(r), /^the inference request JSON nests arrays and objects more than 72 levels deep/);
+  assert.match(errorOf(r), /^JSON nesting depth exceeds maximum allowed limit \(100\); the inference request JSON nests arrays and objects more than 100 levels deep/);
   assert.ok(performance.now() - started < 1000);
   await assertServing();
 });
@@ -204,14 +205,14 @@ test('deep JSON nesting in a binary request\'s JSON header: 400', async () => {
   const header = `{"inputs":[{"name":"INPUT0","datatype":"FP32","shape":[1,16],"parameters":{"binary_data_size":64}}],"x":${deep(100)}}`;
   const r = await post(INFER, Buffer.concat([Buffer.from(header), Buffer.alloc(64)]), { 'inference-header-content-length': Buffer.byteLength(header) });
   assert.equal(r.status, 400, r.body);
-  assert.match(errorOf(r), /^the inference request JSON nests arrays and objects more than 72 levels deep/);
+  assert.match(errorOf(r), /^JSON nesting depth exceeds maximum allowed limit \(100\); the inference request JSON nests arrays and objects more than 100 levels deep/);
   await assertServing();
 });
 
 test('deep JSON nesting in a settings body (no 500 from a RangeError): 400', async () => {
   const r = await post('/v2/trace/setting', `{"trace_level":${deep(100_000)}}`);
   assert.equal(r.status, 400, r.body);
-  assert.match(errorOf(r), /^the trace settings JSON nests arrays and objects more than 72 levels deep/);
+  assert.match(errorOf(r), /^JSON nesting depth exceeds maximum allowed limit \(100\); the trace settings JSON nests arrays and objects more than 100 levels deep/);
   await assertServing();
 });
 

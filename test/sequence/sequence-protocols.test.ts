@@ -78,7 +78,7 @@ for (const model of ['accumulator_onnx', 'accumulator_ts']) {
 test('HTTP: a request for an unknown sequence without START is a clear 400', async () => {
   const r = await httpAdd('accumulator_onnx', { id: 999_001 }, 1);
   assert.equal(r.status, 400);
-  assert.match(r.body.error, /accumulator_onnx.*sequence 999001.*START/);
+  assert.match(r.body.error, /^inference request for sequence 999001 to model 'accumulator_onnx' must specify the START flag on the first request of the sequence$/);
 });
 
 test('HTTP: a JSON sequence_id keeps all 64 bits; past 2^64 it is refused clearly rather than rounded', async () => {
@@ -97,13 +97,13 @@ test('HTTP: a JSON sequence_id keeps all 64 bits; past 2^64 it is refused clearl
 test('HTTP: a sequence request without an id is a clear 400', async () => {
   const r = await httpInfer(s.base, 'accumulator_onnx', { inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 1], data: [1] }] });
   assert.equal(r.status, 400);
-  assert.match(r.body.error, /correlation ID \(sequence_id\)/);
+  assert.match(r.body.error, /^inference request to model '[^']+' must specify a non-zero or non-empty correlation ID; send it as the request's sequence_id parameter$/);
 });
 
 test('gRPC: an unknown sequence without START is INVALID_ARGUMENT, and so is a request after END', async () => {
   await assert.rejects(grpcAdd('accumulator_onnx', 'never-started', false, false, 1), (e: any) => {
     assert.equal(e.code, status.INVALID_ARGUMENT);
-    assert.match(e.details, /sequence never-started must specify the START flag/);
+    assert.match(e.details, /^inference request for sequence never-started to model 'accumulator_onnx' must specify the START flag on the first request of the sequence$/);
     return true;
   });
   await grpcAdd('accumulator_onnx', 'ended', true, true, 1);
@@ -155,7 +155,7 @@ test('an idle sequence is released after max_sequence_idle_microseconds, then fa
   assert.equal(stats().active, 0);
   const r = await httpAdd(model, { id: 77 }, 1);
   assert.equal(r.status, 400);
-  assert.match(r.body.error, /sequence 77 was released after being idle for more than 200000 microseconds/);
+  assert.match(r.body.error, /^inference request for sequence 77 to model '[^']+' must specify the START flag on the first request of the sequence; it was released after being idle for more than 200000 microseconds/);
   // A new START on the same id begins again from the initial state.
   assert.equal(await httpSum(model, { id: 77, start: true, end: true }, 2), 2);
 });

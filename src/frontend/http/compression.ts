@@ -1,7 +1,7 @@
 /**
  * HTTP compression (Triton's `Content-Encoding` / `Accept-Encoding` support): gzip or deflate
  * request bodies are inflated as they stream in, so read-body.ts bounds the inflated size (a zip
- * bomb is refused with 413 as soon as its output passes --http-max-input-size, and its inflater is
+ * bomb is refused with 400 as soon as its output passes --http-max-input-size, and its inflater is
  * destroyed); inference responses are compressed when the client accepts it and the body is
  * large enough to be worth it.
  */

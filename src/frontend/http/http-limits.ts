@@ -7,7 +7,7 @@
  */
 
 export interface HttpLimits {
-  /** Largest request body, as sent and after decompression (--http-max-input-size); 413 past it. */
+  /** Largest request body, as sent and after decompression (--http-max-input-size); 400 past it, as in Triton. */
   maxInputSize: number;
   /** Time from connecting, or from a request's first byte, to the end of its headers; 0 = none. */
   headerTimeoutMs: number;

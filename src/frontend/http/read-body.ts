@@ -11,7 +11,8 @@
  * `--http-max-input-size` bounds what is kept: a declared Content-Length past it is refused before
  * a byte is read, and received (or inflated) bytes are counted as they arrive. At the limit the
  * body is abandoned at once: the inflater is destroyed (no more CPU spent on a bomb) and the rest of
- * the request is read and dropped, not buffered, until the connection closes after the 413.
+ * the request is read and dropped, not buffered, until the connection closes after the 400 (Triton's
+ * status and words for a body past the limit).
  */
 import { Writable, type Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
@@ -28,9 +29,19 @@ const PREALLOCATE_MAX = 64 * 1024 * 1024;
 /** Below Buffer.poolSize / 2, allocUnsafe slices the shared pool. */
 const POOLED_MAX = Buffer.poolSize >>> 1;
 
-/** 413 for a body past `limit`; `what` says which size (declared, received or decompressed). */
-export function bodyTooLarge(limit: number, what = 'the request body size'): TributaryError {
-  return Errors.httpInputTooLarge(what, limit);
+/**
+ * Which of Triton's refusals a body past the limit gets: Inference-Header-Content-Length 0 is a raw
+ * binary body, no header makes the whole body JSON, and a body with a binary section is ours.
+ */
+function bodyKind(request: FastifyRequest): 'raw' | 'json' | 'body' {
+  const v = request.headers[HEADER_LENGTH];
+  if (v === undefined) return 'json';
+  return typeof v === 'string' && v.trim() === '0' ? 'raw' : 'body';
+}
+
+/** The refusal of a body past `limit`; `bytes` is its size, or what had arrived (`partial`). */
+export function bodyTooLarge(limit: number, request?: FastifyRequest, bytes?: number, partial = false): TributaryError {
+  return Errors.httpInputTooLarge(request ? bodyKind(request) : 'body', bytes, limit, partial);
 }
 
 /** `size` bytes whose byte `split` sits on an 8-byte boundary of the underlying ArrayBuffer. */
@@ -68,7 +79,7 @@ export function readBody(limit: number) {
     const declared = Number(request.headers['content-length']);
     if (declared > limit) {
       abandon(request, payload);
-      return done(bodyTooLarge(limit, `the request body size of ${declared} bytes (its Content-Length)`));
+      return done(bodyTooLarge(limit, request, declared));
     }
     // An inflating preParsing stream yields a different (unknown) number of bytes.
     const inflating = (payload as { receivedEncodedLength?: number }).receivedEncodedLength !== undefined;
@@ -89,7 +100,7 @@ export function readBody(limit: number) {
     const onData = (chunk: Buffer) => {
       const encoded = (payload as { receivedEncodedLength?: number }).receivedEncodedLength ?? 0;
       if (received + chunk.length > limit || encoded > limit) {
-        return finish(bodyTooLarge(limit, inflating ? 'the decompressed request body size' : 'the request body size'));
+        return finish(inflating ? Errors.httpInputTooLarge('decompressed', undefined, limit) : bodyTooLarge(limit, request, received + chunk.length, Number.isNaN(declared)));
       }
       if (body) {
         if (received + chunk.length > body.length) return finish(Errors.httpMalformed('the request body is longer than its Content-Length'));

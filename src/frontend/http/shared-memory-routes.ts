@@ -1,14 +1,14 @@
 /**
  * The shared-memory extension's registry routes (system and CUDA), through the data plane, which
  * decides what is refused when client shared memory is off and that a CUDA region can never be
- * registered (this server has no GPU; CUDA status lists nothing, unregistering succeeds).
+ * registered (this server has no GPU; CUDA status lists nothing).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataPlane } from '../../dataplane/index.js';
 import { routeExtras } from './model-route.js';
 import { regionParams, regionStatusResponse, registerBody } from './route-schemas.js';
 
-interface RegionRoute { Params: { region?: string }; Body: { key: string; offset?: number; byte_size: number } }
+interface RegionRoute { Params: { region?: string }; Body: { key?: string; offset?: number; byte_size?: number } }
 type Req = FastifyRequest<RegionRoute>;
 
 export function registerSharedMemoryRoutes(app: FastifyInstance, plane: DataPlane): void {

@@ -116,7 +116,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   app.addHook('onRoute', restrictHttpRoutes(options.restrictions ?? new Map(), sendError));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', jsonAwareParser(readBody(limits.maxInputSize)));
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     try {
       done(null, inflateRequest(request, payload));
     } catch (e) {
@@ -131,6 +131,8 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, Errors.httpNoRoute(request.method, request.url.split('?')[0] ?? ''));
   });
+      // Triton names the encodings it takes with its refusal.
+      reply.header('accept-encoding', 'gzip, deflate');
   const shm = options.sharedMemory;
   const plane = options.dataPlane ?? createDataPlane(server, shm ? { sharedMemory: shm } : {});
   // Checked as each response is sent, so a response to a request that came before the drain closes its connection too.

@@ -3,16 +3,20 @@ import type { SharedMemoryRegistry } from './shared-memory-registry.js';
 
 /**
  * The registry a front end holds when client shared memory is off (tritonserver's
- * --allow-client-shm, default false): registering, status, unregistering and any tensor placed
- * in a region are all refused with how to turn it on.
+ * --allow-client-shm, default false), answering as Triton does then: registering and
+ * unregistering are refused, status lists nothing (no region can be registered), and a tensor
+ * placed in a region names a region that is not registered.
  */
 export function disabledSharedMemory(): SharedMemoryRegistry {
-  const off = (what: string): never => { throw Errors.clientShmDisabled(what); };
+  const unknown = (name: string): never => { throw Errors.shmRegionUnknown(name, true); };
   return {
-    register: (name) => off(`register system shared memory region '${name}'`),
-    unregister: () => off('unregister system shared memory'),
-    status: () => off('system shared memory status'),
-    read: (name) => off(`shared memory region '${name}'`),
-    write: (name) => off(`shared memory region '${name}'`),
+    register: () => { throw Errors.clientShmDisabled(); },
+    unregister: () => { throw Errors.clientShmDisabled(); },
+    status: (name) => {
+      if (name) throw Errors.shmRegionNotFound(name);
+      return [];
+    },
+    read: unknown,
+    write: unknown,
   };
 }

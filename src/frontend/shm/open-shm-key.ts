@@ -34,7 +34,8 @@ const OPEN_ERRORS: Readonly<Record<string, string>> = {
  * kept. Errors quote the key the client gave, never the server's path.
  */
 export function openShmKey(root: string, region: string, key: string): { fd: number; size: number } {
-  const shown = JSON.stringify(String(key)).slice(0, 300);
+  // Quoted as Triton quotes it ('/key'), escaped and bounded: a key is the client's text.
+  const shown = `'${JSON.stringify(String(key)).slice(1, -1).slice(0, 300)}'`;
   // A POSIX shm name is "/name"; shm_open("/name") is /dev/shm/name on Linux.
   const name = key.startsWith('/') ? key.slice(1) : key;
   const path = confinePathSync(root, name, 'shared memory key', { noFinalSymlink: true, inside: '/dev/shm' });

@@ -88,13 +88,12 @@ test('repository index, load (config and file overrides) and unload', async (t) 
   assert.deepEqual(h.fake.unloads, [{ name: 'echo', options: { unloadDependents: true } }]);
 });
 
-test('CUDA shared memory with client shared memory off: unregister succeeds, register and status say how to enable it', async (t) => {
+test('CUDA shared memory with client shared memory off: status lists nothing, register and unregister say how to enable it', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
-  assert.deepEqual(await h.client.call('CudaSharedMemoryUnregister', {}), {});
-  assert.deepEqual(await h.client.call('CudaSharedMemoryUnregister', { name: 'x' }), {});
-  for (const rpc of ['CudaSharedMemoryStatus', 'CudaSharedMemoryRegister']) {
-    const e = await h.client.call(rpc, { name: 'x' }).catch((err) => err);
+  assert.deepEqual(await h.client.call('CudaSharedMemoryStatus', {}), { regions: {} });
+  for (const [rpc, req] of [['CudaSharedMemoryUnregister', {}], ['CudaSharedMemoryUnregister', { name: 'x' }], ['CudaSharedMemoryRegister', { name: 'x' }]] as const) {
+    const e = await h.client.call(rpc, req).catch((err) => err);
     assert.equal(e.code, status.UNIMPLEMENTED, rpc);
     assert.match(e.details, /^Client shared memory is disabled/);
   }

@@ -214,10 +214,13 @@ test('trace settings are stored and echoed, globally and per model', async () =>
   assert.equal((await fetch(`${t.base}/v2/models/nope/trace/setting`)).status, 404);
 });
 
-test('shared memory routes say how to enable it, CUDA register too', async () => {
+test('shared memory registration says how to enable it, CUDA register too; status lists nothing', async () => {
   const s = await fetch(`${t.base}/v2/systemsharedmemory/status`);
-  assert.equal(s.status, 501);
-  assert.match((await s.json().then(loose)).error, /^Client shared memory is disabled.*--allow-client-shm=true/);
+  assert.equal(s.status, 200);
+  assert.deepEqual(await s.json(), []);
+  const r = await post('/v2/systemsharedmemory/region/r/register', { key: '/r', byte_size: 4 });
+  assert.equal(r.status, 501);
+  assert.match((await r.json().then(loose)).error, /^Client shared memory is disabled.*--allow-client-shm=true/);
   const c = await post('/v2/cudasharedmemory/region/r/register', { raw_handle: { b64: '' }, device_id: 0, byte_size: 4 });
   assert.equal(c.status, 501);
   assert.match((await c.json().then(loose)).error, /^Client shared memory is disabled/);

@@ -83,11 +83,11 @@ test('a large binary response is still compressed when the client accepts gzip',
   assert.deepEqual(out.outputs[0]!.data, f32.data);
 });
 
-test('a body over the limit is refused with 413 before it is read', async () => {
-  const res = await post('/v2/models/identity_types/infer', Buffer.alloc(16), { 'content-length': 65 * 1024 * 1024, 'content-type': 'application/octet-stream' }, true)
+test('a raw body over the limit is refused with 400 before it is read, in Triton\'s words', async () => {
+  const res = await post('/v2/models/identity_types/infer', Buffer.alloc(16), { 'content-length': 65 * 1024 * 1024, 'content-type': 'application/octet-stream', 'inference-header-content-length': '0' }, true)
     .catch((e: Error) => ({ status: 0, headers: {}, body: Buffer.from(e.message) }));
-  assert.equal(res.status, 413, res.body.toString());
-  assert.match(res.body.toString(), /exceeds the maximum allowed value of 67108864 bytes; use --http-max-input-size/);
+  assert.equal(res.status, 400, res.body.toString());
+  assert.equal(JSON.parse(res.body.toString()).error, 'Raw input has a byte_size (68157440 bytes) that exceeds the maximum allowed value of 67108864 bytes. Use --http-max-input-size to increase the limit.');
 });
 
 test('16 MB through an onnxruntime model in a worker thread (the body moves, not copied), twice', { skip: !existsSync(MODEL_4M) && 'run npm run build-models' }, async () => {

@@ -59,7 +59,7 @@ test('sequence IDs past 2^53 are exact as int64_param and uint64_param; out of r
   // 2^60 is another sequence: were the ID rounded, this would continue the one above.
   const other = await refused(req({ int64_param: '1152921504606846976' }, {}));
   assert.equal(other.code, status.INVALID_ARGUMENT);
-  assert.match(other.details, /sequence 1152921504606846976 must specify the START flag/);
+  assert.match(other.details, /^inference request for sequence 1152921504606846976 to model '[^']+' must specify the START flag/);
   // The same ID given as uint64_param continues it.
   await grpc.call('ModelInfer', req({ uint64_param: P60_1 }, { sequence_end: { bool_param: true } }));
   await grpc.call('ModelInfer', req({ uint64_param: UINT64_MAX }, { ...start, sequence_end: { bool_param: true } }));

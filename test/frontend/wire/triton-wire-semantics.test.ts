@@ -102,35 +102,41 @@ test('an output requested twice is refused (HTTP and gRPC)', async () => {
   assert.match(e.details, phrase);
 });
 
-test('client shared memory off: every register and status call is refused alike on both transports; unregister succeeds', async () => {
-  const disabled = /^Client shared memory is disabled\. Start the server with '--allow-client-shm=true' to enable/;
-  const refusedHttp: [string, string][] = [
-    ['GET', '/v2/systemsharedmemory/status'], ['GET', '/v2/systemsharedmemory/region/r/status'],
-    ['POST', '/v2/systemsharedmemory/region/r/register'], ['GET', '/v2/cudasharedmemory/status'],
-    ['GET', '/v2/cudasharedmemory/region/r/status'], ['POST', '/v2/cudasharedmemory/region/r/register'],
+test('client shared memory off: status answers an empty list, register and unregister are refused (501), alike on both transports', async () => {
+  const disabled = "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.";
+  for (const path of ['/v2/systemsharedmemory/status', '/v2/cudasharedmemory/status']) {
+    const res = await fetch(base + path);
+    assert.equal(res.status, 200, path);
+    assert.deepEqual(await res.json(), [], path);
+  }
+  const unknown = await fetch(`${base}/v2/systemsharedmemory/region/r/status`);
+  assert.equal(unknown.status, 404);
+  assert.equal((await unknown.json() as { error: string }).error, "Unable to find system shared memory region: 'r'");
+  const refusedHttp = [
+    '/v2/systemsharedmemory/region/r/register', '/v2/systemsharedmemory/unregister', '/v2/systemsharedmemory/region/r/unregister',
+    '/v2/cudasharedmemory/region/r/register', '/v2/cudasharedmemory/unregister', '/v2/cudasharedmemory/region/r/unregister',
   ];
-  for (const [method, path] of refusedHttp) {
-    const body = path.endsWith('register') ? '{"key":"/r","offset":0,"byte_size":8}' : undefined;
-    const res = await fetch(base + path, { method, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+  for (const path of refusedHttp) {
+    const body = path.endsWith('register') && !path.endsWith('unregister') ? '{"key":"/r","offset":0,"byte_size":8}' : undefined;
+    const res = await fetch(base + path, { method: 'POST', ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
     assert.equal(res.status, 501, path);
-    assert.match((await res.json() as { error: string }).error, disabled, path);
+    assert.equal((await res.json() as { error: string }).error, disabled, path);
   }
-  for (const path of ['/v2/systemsharedmemory/unregister', '/v2/systemsharedmemory/region/r/unregister', '/v2/cudasharedmemory/unregister', '/v2/cudasharedmemory/region/r/unregister']) {
-    assert.equal((await fetch(base + path, { method: 'POST' })).status, 200, path);
-  }
+  assert.deepEqual(await grpc.call('SystemSharedMemoryStatus', {}), { regions: {} });
+  assert.deepEqual(await grpc.call('CudaSharedMemoryStatus', {}), { regions: {} });
   const refusedGrpc: [string, object][] = [
-    ['SystemSharedMemoryStatus', {}], ['SystemSharedMemoryRegister', { name: 'r', key: '/r', offset: 0, byte_size: 8 }],
-    ['CudaSharedMemoryStatus', {}], ['CudaSharedMemoryRegister', { name: 'r', raw_handle: Buffer.alloc(0), device_id: 0, byte_size: 8 }],
+    ['SystemSharedMemoryRegister', { name: 'r', key: '/r', offset: 0, byte_size: 8 }], ['SystemSharedMemoryUnregister', {}], ['SystemSharedMemoryUnregister', { name: 'r' }],
+    ['CudaSharedMemoryRegister', { name: 'r', raw_handle: Buffer.alloc(0), device_id: 0, byte_size: 8 }], ['CudaSharedMemoryUnregister', {}], ['CudaSharedMemoryUnregister', { name: 'r' }],
   ];
   for (const [rpc, req] of refusedGrpc) {
     const e = await grpcError(rpc, req);
     assert.equal(e.code, status.UNIMPLEMENTED, rpc);
-    assert.match(e.details, disabled, rpc);
+    assert.equal(e.details, disabled, rpc);
   }
-  for (const rpc of ['SystemSharedMemoryUnregister', 'CudaSharedMemoryUnregister']) {
-    assert.deepEqual(await grpc.call(rpc, {}), {}, rpc);
-    assert.deepEqual(await grpc.call(rpc, { name: 'r' }), {}, rpc);
-  }
+  // A tensor placed in a region names a region that is not registered (Triton: 404).
+  const placed = await post('/v2/models/ints/infer', '{"inputs":[{"name":"IN_INT64","datatype":"INT64","shape":[1],"parameters":{"shared_memory_region":"r","shared_memory_byte_size":8}}]}');
+  assert.equal(placed.status, 404);
+  assert.match((await placed.json() as { error: string }).error, /^Unable to find shared memory region: 'r'; client shared memory is disabled/);
 });
 
 test('only inference responses are compressed', async () => {
@@ -156,7 +162,7 @@ test('only inference responses are compressed', async () => {
   assert.match(gunzipSync(infer.body).toString(), /"data":\[3\]/);
 });
 
-test('client shared memory on, CPU server: CUDA status lists nothing, unregister succeeds, register is refused (HTTP and gRPC)', async () => {
+test('client shared memory on, CPU server: CUDA status lists nothing, unregister succeeds, register is refused (HTTP and gRPC), in Triton\'s words', async () => {
   const sharedMemory = createSharedMemoryRegistry();
   const http = await startHttpServer(server, { port: 0, host: '127.0.0.1', sharedMemory });
   const g = await startGrpcServer(server, { port: 0, host: '127.0.0.1', sharedMemory });
@@ -178,6 +184,15 @@ test('client shared memory on, CPU server: CUDA status lists nothing, unregister
     const big = await fetch(`${at}/v2/systemsharedmemory/region/r/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"/r","offset":1152921504606846977,"byte_size":8}' });
     assert.equal(big.status, 400);
     assert.match((await big.json() as { error: string }).error, /offset must be a non-negative integer below 2\^53, got 1152921504606846977/);
+    const noKey = await fetch(`${at}/v2/systemsharedmemory/region/r/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"byte_size":8}' });
+    assert.equal(noKey.status, 400);
+    assert.equal((await noKey.json() as { error: string }).error, "Shared memory register request has no 'key' field");
+    const noSize = await fetch(`${at}/v2/systemsharedmemory/region/r/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"/r"}' });
+    assert.equal(noSize.status, 400);
+    assert.equal((await noSize.json() as { error: string }).error, "Shared memory register request has no 'byte_size' field");
+    const noName = await client.call('SystemSharedMemoryRegister', { name: '', key: '/r', byte_size: 8 }).catch((err) => err);
+    assert.equal(noName.code, status.INVALID_ARGUMENT);
+    assert.equal(noName.details, "'region name' is necessary to register system shared memory region");
   } finally {
     client.close();
     await g.close();
