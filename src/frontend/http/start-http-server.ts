@@ -9,9 +9,11 @@
  * Bounds (http-limits.ts): body size as sent and inflated, time to send the headers and the whole
  * request, open connections. Every client error, fastify's and node's parser's included, is a 4xx
  * with a `{"error": ...}` body (send-error.ts, client-error.ts). HTTPS when `tls` is given.
+ * The OpenAI-compatible API (/v1, src/frontend/openai/) is served beside KServe v2, through the
+ * same edge, stream account and bounds, or alone (`apis: 'openai'`: --openai-port).
  */
 import type { Server as TlsServer } from 'node:tls';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Server } from '../../server/index.js';
 import { createDataPlane, type DataPlane } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
@@ -33,6 +35,8 @@ import { MAX_PARAM_LENGTH, fromFastifyError, sendError } from './send-error.js';
 import { registerSettingsRoutes } from './settings-routes.js';
 import { registerSharedMemoryRoutes } from './shared-memory-routes.js';
 import { restrictHttpRoutes, type RestrictionTable } from '../restrict/index.js';
+import { OPENAI_DEFAULTS, registerOpenAiRoutes, sendOpenAiError, type OpenAiLimits } from '../openai/index.js';
+import { RequestHeaders } from './request-headers.js';
 import { StreamBudget } from '../stream/index.js';
 import { Errors } from '../../errors.js';
 import { createLogger } from '../../logger.js';
@@ -58,7 +62,7 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
   logger?: boolean;
   /** Compress responses of at least this many bytes when the client accepts it. Default 1024. */
   compressThreshold?: number;
-  /** /infer, /generate and /generate_stream request headers matching this become request parameters (--http-header-forward-pattern). */
+  /** /infer, /generate, /generate_stream and /v1 inference request headers matching this become request parameters (--http-header-forward-pattern). */
   headerForwardPattern?: RegExp;
   /**
    * serve --replicas: relay inference requests of sequences other replicas own to them. Absent
@@ -72,6 +76,13 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
    * --stream-buffer-total-bytes), shared with the gRPC front end; one with the defaults when absent.
    */
   streamBudget?: StreamBudget;
+  /** Bounds of the OpenAI-compatible API's requests (/v1/...; --openai-max-tokens); OPENAI_DEFAULTS where absent. */
+  openai?: Partial<OpenAiLimits>;
+  /**
+   * `openai`: serve only the OpenAI-compatible API (--openai-port); every other path is a 404.
+   * Default `all`: KServe v2 with Triton's extensions, and the OpenAI-compatible API beside it.
+   */
+  apis?: 'all' | 'openai';
 }
 
 export interface HttpServerHandle {
@@ -113,10 +124,12 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   app.server.on('connect', refuseConnect);
   if (options.tls) answerPlainHttp(app.server as unknown as TlsServer);
   // Before any route exists: every route is classified, restricted ones get their header check.
-  app.addHook('onRoute', restrictHttpRoutes(options.restrictions ?? new Map(), sendError));
+  // A refusal is answered in the shape of the API its route belongs to.
+  const refuse = (reply: FastifyReply, e: unknown) => (isOpenAiRoute(reply.request) ? sendOpenAiError(reply, e) : sendError(reply, e));
+  app.addHook('onRoute', restrictHttpRoutes(options.restrictions ?? new Map(), refuse));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', jsonAwareParser(readBody(limits.maxInputSize)));
-  app.addHook('preParsing', (request, reply, payload, done) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     try {
       done(null, inflateRequest(request, payload));
     } catch (e) {
@@ -128,11 +141,11 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   app.setErrorHandler((error, request, reply) => {
     sendError(reply, fromFastifyError(error, limits.maxInputSize, jsonBodyOf(request)));
   });
+  const openaiOnly = options.apis === 'openai';
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, Errors.httpNoRoute(request.method, request.url.split('?')[0] ?? ''));
+    const e = Errors.httpNoRoute(request.method, request.url.split('?')[0] ?? '');
+    return openaiOnly ? sendOpenAiError(reply, e) : sendError(reply, e);
   });
-      // Triton names the encodings it takes with its refusal.
-      reply.header('accept-encoding', 'gzip, deflate');
   const shm = options.sharedMemory;
   const plane = options.dataPlane ?? createDataPlane(server, shm ? { sharedMemory: shm } : {});
   // Checked as each response is sent, so a response to a request that came before the drain closes its connection too.
@@ -140,6 +153,17 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     if (plane.draining()) reply.header('connection', 'close');
     done(null, payload);
   });
+  const edge = plane.edge({ headerForwardPattern: options.headerForwardPattern });
+  const streams = options.streamBudget ?? new StreamBudget();
+  registerOpenAiRoutes(app, {
+    plane, edge, streams, limits: { ...OPENAI_DEFAULTS, ...options.openai },
+    callerHeaders: (headers) => new RequestHeaders(headers),
+    fromFastifyError: (e, json) => fromFastifyError(e, limits.maxInputSize, json),
+  });
+  if (openaiOnly) {
+    app.server.prependListener('request', (req) => guard.established(req.socket));
+    return app;
+  }
   registerModelRoutes(app, plane);
   let routing: SequenceRouting | undefined;
   if (options.sequenceOwners) {
@@ -148,8 +172,6 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     const { forwarder } = routing;
     app.addHook('onClose', async () => forwarder.close());
   }
-  const edge = plane.edge({ headerForwardPattern: options.headerForwardPattern });
-  const streams = options.streamBudget ?? new StreamBudget();
   registerInferRoutes(app, plane, edge, shm, compressThreshold, streams, routing);
   registerGenerateRoutes(app, plane, edge, streams);
   registerRepositoryRoutes(app, plane);
@@ -159,6 +181,8 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   app.server.prependListener('request', (req) => guard.established(req.socket));
   return app;
 }
+
+const isOpenAiRoute = (request: FastifyRequest) => request.routeOptions.url?.startsWith('/v1/') === true;
 
 export async function startHttpServer(server: Server, options: HttpServerOptions): Promise<HttpServerHandle> {
   const app = buildHttpApp(server, options);

@@ -1,4 +1,4 @@
-import type { RestrictedCategory } from './restricted-category.js';
+import type { HttpRestrictedCategory, RestrictedCategory } from './restricted-category.js';
 
 /** Routes outside `/v2/models/:model`, by their registered pattern (tritonserver's http_server.cc). */
 const FIXED: Readonly<Record<string, RestrictedCategory>> = {
@@ -10,7 +10,9 @@ const FIXED: Readonly<Record<string, RestrictedCategory>> = {
   '/v2/trace/setting': 'trace',
 };
 
-const PREFIXES: readonly [string, RestrictedCategory][] = [
+const PREFIXES: readonly [string, HttpRestrictedCategory][] = [
+  // The OpenAI-compatible API (src/frontend/openai/): a category of its own, HTTP only.
+  ['/v1/', 'openai'],
   ['/v2/repository/', 'model-repository'],
   ['/v2/systemsharedmemory/', 'shared-memory'],
   ['/v2/cudasharedmemory/', 'shared-memory'],
@@ -36,7 +38,7 @@ const MODEL_ROUTE = /^\/v2\/models\/:model(?:\/versions\/:version)?(\/.*)?$/;
  * URLs: the router has already decided which route a request is, so no URL spelling
  * (`//v2`, `%2F`, a trailing '/') can land in a different category than its handler.
  */
-export function httpRouteCategory(pattern: string): RestrictedCategory | undefined {
+export function httpRouteCategory(pattern: string): HttpRestrictedCategory | undefined {
   const fixed = FIXED[pattern];
   if (fixed) return fixed;
   for (const [prefix, category] of PREFIXES) if (pattern.startsWith(prefix)) return category;

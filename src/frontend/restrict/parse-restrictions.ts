@@ -1,9 +1,9 @@
 import { Errors } from '../../errors.js';
 import { digestOf, type Restriction } from './header-matches.js';
-import { isRestrictedCategory, RESTRICTED_CATEGORIES, type RestrictedCategory } from './restricted-category.js';
+import { categoriesOf, isCategoryOf, type HttpRestrictedCategory } from './restricted-category.js';
 
 /** Which header (and value digest) each restricted category demands; absent categories are open. */
-export type RestrictionTable = ReadonlyMap<RestrictedCategory, Restriction>;
+export type RestrictionTable = ReadonlyMap<HttpRestrictedCategory, Restriction>;
 
 export type RestrictFlag = 'http-restricted-api' | 'grpc-restricted-protocol';
 
@@ -28,13 +28,14 @@ function shown(arg: string): string {
  * Parse every occurrence of `--http-restricted-api` or `--grpc-restricted-protocol`, with
  * tritonserver's syntax and refusals: each value is `<categories>:<key>=<value>` (split at the
  * first ':' and the first '=' after it, so a value may hold ':' and '='), every part non-empty,
- * categories from Triton's list, and a category in at most one group.
+ * categories from Triton's list (and, for HTTP, `openai`), and a category in at most one group.
  */
 export function parseRestrictions(flag: RestrictFlag, values: readonly string[]): RestrictionTable {
   const http = flag === 'http-restricted-api';
   const word = http ? 'api' : 'protocol';
   const fail = (why: string) => Errors.restrictFlagInvalid(`--${flag}`, why);
-  const table = new Map<RestrictedCategory, Restriction>();
+  const categories = categoriesOf(http);
+  const table = new Map<HttpRestrictedCategory, Restriction>();
   for (const arg of values) {
     const colon = arg.indexOf(':');
     const eq = colon < 0 ? -1 : arg.indexOf('=', colon + 1);
@@ -46,8 +47,8 @@ export function parseRestrictions(flag: RestrictFlag, values: readonly string[])
     const header = (http ? '' : GRPC_HEADER_PREFIX) + key;
     const restriction: Restriction = { header, key: header.toLowerCase(), digest: digestOf(value) };
     for (const name of names.split(',')) {
-      if (!isRestrictedCategory(name)) {
-        throw fail(`unknown restricted ${word} ${JSON.stringify(name)}; the categories are ${RESTRICTED_CATEGORIES.join(', ')}`);
+      if (!isCategoryOf(categories, name)) {
+        throw fail(`unknown restricted ${word} ${JSON.stringify(name)}; the categories are ${categories.join(', ')}`);
       }
       if (table.has(name)) {
         throw fail(`restricted ${word} '${name}' can not be specified in multiple config groups; give each category once`);

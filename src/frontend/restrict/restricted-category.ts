@@ -8,6 +8,17 @@ export const RESTRICTED_CATEGORIES = [
 
 export type RestrictedCategory = (typeof RESTRICTED_CATEGORIES)[number];
 
-export function isRestrictedCategory(s: string): s is RestrictedCategory {
-  return (RESTRICTED_CATEGORIES as readonly string[]).includes(s);
+/** Categories of ours, HTTP only: `openai`, the OpenAI-compatible API (/v1/...). */
+const HTTP_ONLY_CATEGORIES = ['openai'] as const;
+
+/** A category of --http-restricted-api: Triton's, or one the HTTP front end alone has. */
+export type HttpRestrictedCategory = RestrictedCategory | (typeof HTTP_ONLY_CATEGORIES)[number];
+
+/** The categories a flag takes: --http-restricted-api has Triton's and ours, --grpc-restricted-protocol Triton's. */
+export function categoriesOf(http: boolean): readonly HttpRestrictedCategory[] {
+  return http ? [...RESTRICTED_CATEGORIES, ...HTTP_ONLY_CATEGORIES] : RESTRICTED_CATEGORIES;
+}
+
+export function isCategoryOf(categories: readonly HttpRestrictedCategory[], s: string): s is HttpRestrictedCategory {
+  return (categories as readonly string[]).includes(s);
 }
