@@ -58,10 +58,16 @@ test('a malformed value is refused with the expected form, without echoing the s
 
 test('an unknown category is refused, naming it and the known ones (api for HTTP, protocol for gRPC)', () => {
   assert.match(refusal(() => parseRestrictions('http-restricted-api', ['health,infer:k=v'])),
-    /^--http-restricted-api: unknown restricted api "infer"; the categories are health, metadata, inference, shared-memory, model-config, model-repository, statistics, trace, logging$/);
+    /^--http-restricted-api: unknown restricted api "infer"; the categories are health, metadata, inference, shared-memory, model-config, model-repository, statistics, trace, logging, openai$/);
   assert.match(refusal(() => parseRestrictions('grpc-restricted-protocol', ['Health:k=v'])), /unknown restricted protocol "Health"/, 'names are exact, as in tritonserver');
   assert.match(refusal(() => parseRestrictions('grpc-restricted-protocol', ['health,,metadata:k=v'])), /unknown restricted protocol ""/);
   assert.match(refusal(() => parseRestrictions('grpc-restricted-protocol', [' health:k=v'])), /unknown restricted protocol " health"/);
+});
+
+test('openai (the OpenAI-compatible API) is an HTTP category only: gRPC has no such methods', () => {
+  assert.equal(parseRestrictions('http-restricted-api', ['openai,inference:k=v']).get('openai')!.header, 'k');
+  assert.match(refusal(() => parseRestrictions('grpc-restricted-protocol', ['openai:k=v'])),
+    /^--grpc-restricted-protocol: unknown restricted protocol "openai"; the categories are health, metadata, inference, shared-memory, model-config, model-repository, statistics, trace, logging$/);
 });
 
 test('a category in two groups (or twice in one) is refused, as tritonserver does', () => {
