@@ -71,9 +71,9 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { group: 'HTTP', name: 'http-address', kind: 'string', default: '0.0.0.0', origin: T, status: 'implemented', help: 'HTTP listen address' },
   { group: 'HTTP', name: 'http-port', kind: 'int', default: '8000', origin: T, status: 'implemented', help: 'HTTP port; 0 = any free port' },
   { group: 'HTTP', name: 'reuse-http-port', kind: 'bool', default: 'false', origin: T, status: 'refused', reason: NO_REUSE_PORT, accepts: ['false'], help: 'let several servers listen on the HTTP port' },
-  { group: 'HTTP', name: 'http-header-forward-pattern', kind: 'string', origin: T, status: 'implemented', help: 'Inference (/infer, /generate, /generate_stream) request headers whose whole name matches this regular expression (case-insensitive unless it starts with (?-i)) become string request parameters' },
+  { group: 'HTTP', name: 'http-header-forward-pattern', kind: 'string', origin: T, status: 'implemented', help: 'Inference (/infer, /generate, /generate_stream, /v1) request headers whose whole name matches this regular expression (case-insensitive unless it starts with (?-i)) become string request parameters' },
   { group: 'HTTP', name: 'http-thread-count', kind: 'int', default: '8', origin: T, status: 'no-effect', reason: NO_POOL, help: 'threads handling HTTP requests' },
-  { group: 'HTTP', name: 'http-restricted-api', kind: 'list', origin: T, status: 'implemented', help: '<categories>:<header>=<value>: requests of these categories must carry the header with the value, else 403. Categories: health, metadata, inference, shared-memory, model-config, model-repository, statistics, trace, logging' },
+  { group: 'HTTP', name: 'http-restricted-api', kind: 'list', origin: T, status: 'implemented', help: '<categories>:<header>=<value>: requests of these categories must carry the header with the value, else 403. Categories: health, metadata, inference, shared-memory, model-config, model-repository, statistics, trace, logging, and openai (the OpenAI-compatible API, /v1; HTTP only)' },
   { group: 'HTTP', name: 'http-max-input-size', kind: 'int', default: '67108864', origin: OURS, status: 'implemented', help: 'largest HTTP request body in bytes, as sent and once decompressed (gzip/deflate are inflated only up to it); more is 413' },
   { group: 'HTTP', name: 'http-header-timeout-secs', kind: 'int', default: '60', origin: OURS, status: 'implemented', help: 'time a client has to send a request line and headers (also bounds the TLS handshake); then 408 and close; 0 = no limit' },
   { group: 'HTTP', name: 'http-request-timeout-secs', kind: 'int', default: '300', origin: OURS, status: 'implemented', help: 'time a client has to send a whole request; a trickled body is cut off with 408; 0 = no limit' },
@@ -84,6 +84,8 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { group: 'HTTP', name: 'http-server-cert', kind: 'string', origin: OURS, status: 'implemented', help: 'PEM server certificate (chain)' },
   { group: 'HTTP', name: 'http-server-key', kind: 'string', origin: OURS, status: 'implemented', help: 'PEM server private key' },
   { group: 'HTTP', name: 'http-root-cert', kind: 'string', origin: OURS, status: 'implemented', help: 'PEM CA certificate(s) that client certificates must chain to' },
+  { group: 'HTTP', name: 'openai-port', kind: 'int', origin: OURS, status: 'implemented', help: 'also serve the OpenAI-compatible API (/v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings) alone on this port, at --http-address with the HTTP flags\' bounds, TLS and restrictions; the HTTP port serves it in any case (docs/openai.md); 0 = any free port' },
+  { group: 'HTTP', name: 'openai-max-tokens', kind: 'int', default: '4096', origin: OURS, status: 'implemented', help: 'largest max_tokens (or max_completion_tokens) an OpenAI chat or completions request may ask for; more is 400' },
 
   // gRPC
   { group: 'gRPC', name: 'allow-grpc', kind: 'bool', default: 'true', origin: T, status: 'implemented', help: 'serve gRPC (inference.GRPCInferenceService)' },

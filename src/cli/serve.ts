@@ -3,7 +3,8 @@ import { createWriteStream } from 'node:fs';
 import { createSharedMemoryRegistry } from '../frontend/shm/index.js';
 import { startGrpcServer } from '../frontend/grpc/index.js';
 import { grpcOptionsFromFlags } from './grpc-flags.js';
-import { startHttpServer } from '../frontend/http/index.js';
+import { startHttpServer, type HttpServerOptions } from '../frontend/http/index.js';
+import { OPENAI_DEFAULTS } from '../frontend/openai/index.js';
 import { createDataPlane } from '../dataplane/index.js';
 import { httpOptionsFromFlags } from './http-flags.js';
 import { streamBudgetFromFlags } from './stream-flags.js';
@@ -30,6 +31,8 @@ import { createSequenceOwners, type PrivatePorts } from '../frontend/forward/ind
 
 /** More replicas than this is a typo: each one holds the whole repository in memory. */
 const MAX_REPLICAS = 64;
+/** 2^20: no model's context window holds an answer longer than this; a larger bound is a typo. */
+const MAX_OPENAI_TOKENS = 2 ** 20;
 
 /** `tributary serve`: start the server and its front ends; resolves when it is stopped. */
 export async function serve(argv: readonly string[]): Promise<number> {
@@ -74,6 +77,8 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
   }
   // Every flag is checked before any model loads, so a typo fails fast with exit 2.
   const httpPort = portFlag('http-port', f['http-port'], 8000);
+  const openaiPort = f['openai-port'] === undefined ? undefined : portFlag('openai-port', f['openai-port'], 0);
+  const openai = { maxTokens: intFlag('openai-max-tokens', f['openai-max-tokens'], OPENAI_DEFAULTS.maxTokens, 1, MAX_OPENAI_TOKENS) };
   const grpcPort = portFlag('grpc-port', f['grpc-port'], 8001);
   const metricsPort = portFlag('metrics-port', f['metrics-port'], 8002);
   const httpHost = String(f['http-address'] ?? '0.0.0.0');
@@ -105,7 +110,7 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
   const captureSettings = parseCaptureConfig(listFlag(f['capture-config']));
   const tracer = new Tracer(createLogger('trace'), openTelemetryFromFlags(f));
   const grpcOptions = allowGrpc ? grpcOptionsFromFlags(f, log) : {};
-  const httpOptions = allowHttp ? httpOptionsFromFlags(f, log) : {};
+  const httpOptions: Omit<HttpServerOptions, 'port' | 'host'> = allowHttp || openaiPort !== undefined ? { ...httpOptionsFromFlags(f, log), openai } : {};
   const streamBudget = streamBudgetFromFlags(f);
   const exposed = exposureWarnings(mode, [
     ...(allowHttp ? [{ name: 'HTTP' as const, host: httpHost, restrictions: httpRestrictions }] : []),
@@ -219,6 +224,14 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
         closers.push(() => p.close(FLUSH_GRACE_MS));
         ports.http = p.port;
       }
+    }
+    if (openaiPort !== undefined) {
+      const o = await startHttpServer(front, {
+        ...httpOptions, port: openaiPort, host: httpHost, restrictions: httpRestrictions, dataPlane, streamBudget, apis: 'openai',
+      });
+      if (link) o.app.server.prependListener('request', (_req, res) => { res.setHeader(REPLICA_HEADER, String(process.pid)); });
+      closers.push(() => o.close(FLUSH_GRACE_MS));
+      listeners.push({ name: 'OpenAI-compatible API', host: httpHost, port: o.port, path: '/v1' });
     }
     if (allowGrpc) {
       const g = await startGrpcServer(front, {
