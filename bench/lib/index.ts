@@ -17,6 +17,8 @@ export type { ConcurrencyOptions, LoadResult, WindowResult } from './run-concurr
 export { createHttpPoster, metricsCpuProbe } from './http-client.js';
 export type { HttpPoster } from './http-client.js';
 export { spawnServer } from './server-process.js';
+export { perfCli, serveCli } from './cli-process.js';
+export type { CliServer } from './cli-process.js';
 export type { ServerProcess } from './server-process.js';
 export { writeRepository } from './write-repository.js';
 export type { RepoModel } from './write-repository.js';

@@ -5,14 +5,11 @@
  * Variants alternate (1, 2, 1, 2) in one run; compare ratios within it.
  *   npm run bench replicas; BENCH_REPLICAS_MS=<window ms> (default 3000), BENCH_REPLICAS_C=<concurrency> (default 16)
  */
-import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { writeRepository } from '../lib/index.js';
+import { perfCli, serveCli, writeRepository } from '../lib/index.js';
 
-const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
 const WINDOW_MS = Number(process.env.BENCH_REPLICAS_MS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_REPLICAS_C ?? 16);
 
@@ -29,49 +26,8 @@ function repository(): string {
   return repo;
 }
 
-interface Running { http: number; pids: number[]; startMs: number; replicaStartMs: number[]; stop(): Promise<number | null> }
-
-function serve(repo: string, replicas: number): Promise<Running> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--model-repository', repo, '--replicas', String(replicas),
-    '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0', '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const exited = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
-  return new Promise((resolve, reject) => {
-    const check = (d: Buffer) => {
-      out += d.toString();
-      if (!/\/v2\/health\/ready is/.test(out)) return;
-      child.stdout.off('data', check);
-      child.stderr.off('data', check);
-      const line = /replicas sharing[^\n]*/.exec(out)?.[0] ?? '';
-      const replicaPids = [...line.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
-      resolve({
-        http: Number(/HTTP \(KServe v2\) listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1]),
-        pids: [child.pid!, ...replicaPids],
-        startMs: performance.now() - t0,
-        replicaStartMs: [...line.matchAll(/started in (\d+) ms/g)].map((m) => Number(m[1])),
-        stop: () => { child.kill('SIGTERM'); return exited; },
-      });
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    void exited.then((c) => reject(new Error(`serve --replicas ${replicas} exited ${c}:\n${out}`)));
-  });
-}
-
 function perf(port: number, model: string, extra: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'perf', '-m', model, '-u', `127.0.0.1:${port}`, '--concurrency-range', String(CONCURRENCY),
-      '-p', String(WINDOW_MS), ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('close', (code) => {
-      const m = /Throughput: ([\d,.]+) infer\/sec/.exec(out);
-      if (code !== 0 || !m) reject(new Error(`perf -m ${model} exited ${code}:\n${out}`));
-      else resolve(Number(m[1]!.replace(/,/g, '')));
-    });
-  });
+  return perfCli(['-m', model, '-u', `127.0.0.1:${port}`, '--concurrency-range', String(CONCURRENCY), '-p', String(WINDOW_MS), ...extra]).then((r) => r.perSec);
 }
 
 /** The replica pid that answered one request on a new connection. */
@@ -112,7 +68,7 @@ export async function run(): Promise<ReplicasReport[]> {
   try {
     for (const round of [1, 2]) {
       for (const replicas of [1, 2]) {
-        const s = await serve(repo, replicas);
+        const s = await serveCli(repo, ['--replicas', String(replicas)]);
         try {
           const echoPerSec = await perf(s.http, 'echo', ['-b', '1']);
           const langidPerSec = await perf(s.http, 'langid', []);
