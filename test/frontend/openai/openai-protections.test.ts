@@ -5,12 +5,15 @@
  * official client where it can send the request.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { startHttpServer, type HttpServerHandle } from '../../../src/frontend/http/index.js';
 import { parseRestrictions } from '../../../src/frontend/restrict/index.js';
+import { StreamBudget } from '../../../src/frontend/stream/index.js';
 import { createServer, type Server } from '../../../src/server/index.js';
 import { quietLog } from '../../helpers/quiet-log.js';
+import { eventually } from '../../helpers/stream-senders.js';
 import type { TempRepo } from '../../helpers/temp-repo.js';
 import { openAiRepo } from './openai-repo.js';
 
@@ -31,7 +34,10 @@ before(async () => {
     restrictions: parseRestrictions('http-restricted-api', [`openai:${KEY}=${SECRET}`]),
     openai: { maxMessages: 3, maxPromptChars: 100, maxEmbeddingInputs: 2 },
   });
-  alone = await startHttpServer(server, { port: 0, host: '127.0.0.1', apis: 'openai' });
+  alone = await startHttpServer(server, {
+    port: 0, host: '127.0.0.1', apis: 'openai', openai: { maxTokens: 1_000_000 },
+    streamBudget: new StreamBudget({ streamBytes: 64 * 1024, totalBytes: 64 * 2 ** 20 }),
+  });
 });
 after(async () => {
   await guarded.close();
@@ -95,4 +101,29 @@ test('apis: openai (--openai-port) serves /v1 and nothing else', async () => {
   const v2 = await fetch(url(alone, '/v2/health/ready'));
   assert.equal(v2.status, 404);
   assert.equal((await v2.json() as any).error.code, 'TRB_HTTP_NO_ROUTE');
+});
+
+test('a client that does not read holds the model back (backpressure); leaving cancels it', async () => {
+  const client = clientOf(alone);
+  const stats = async (): Promise<{ cancelled: number; completed: number; sent: number }> =>
+    JSON.parse((await client.chat.completions.create({ model: 'gen', messages: [{ role: 'user', content: '__stats__' }] })).choices[0]!.message.content!);
+  const before = await stats();
+  const WORDS = 500_000;
+  const req = request({ host: '127.0.0.1', port: alone.port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' } },
+    (res) => res.pause());
+  req.on('error', () => undefined);
+  req.end(JSON.stringify({ model: 'gen', messages: [{ role: 'user', content: 'hi' }], max_tokens: WORDS, stream: true }));
+  // The script awaits each send: once the socket and the stream's account are full it waits.
+  let last = -1;
+  await eventually(async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = (await stats()).sent;
+    const settled = now === last && now > before.sent;
+    last = now;
+    return settled;
+  }, 30_000);
+  assert.ok(last - before.sent < WORDS / 2, `${last - before.sent} of ${WORDS} words sent to a client that reads nothing`);
+  req.destroy();
+  await eventually(async () => (await stats()).cancelled > before.cancelled, 10_000);
+  assert.equal((await stats()).completed, before.completed);
 });

@@ -2,7 +2,7 @@
  * A repository of small models that declare the OpenAI API, for the front end's tests:
  * - `gen`: decoupled script, streams "w0 w1 ..." (max_tokens words, an input it declares; 5 by
  *   default), counts per response; a prompt with `__slow__` spins 10 ms before each word, and one
- *   with `__stats__` answers how many of its runs were cancelled and how many completed;
+ *   with `__stats__` answers how many of its runs were cancelled and completed, and its words sent;
  * - `plain`: answers at once with JSON of what it received (the rendered prompt, its parameters,
  *   its max_tokens input, its stop input reversed), under a chat template of its own;
  * - `emb`: embeddings of 3 values: [length, count of 'a', 1.5];
@@ -15,6 +15,7 @@ import type { TempRepo } from '../../helpers/temp-repo.js';
 const GEN = `import { InferenceResponse, Tensor, type Request } from 'tributary/bls';
 let cancelled = 0;
 let completed = 0;
+let sent = 0;
 const spin = (ms: number) => { const t = Date.now(); while (Date.now() - t < ms) { /* busy */ } };
 const text = (s: string) => new Tensor('text_output', 'BYTES', [1], [s]);
 export default class Model {
@@ -25,7 +26,7 @@ export default class Model {
     const sender = r.responseSender();
     const prompt = r.input('text_input').strings()[0] ?? '';
     if (prompt.includes('__stats__')) {
-      await sender.send(new InferenceResponse({ outputs: [text(JSON.stringify({ cancelled, completed }))] }), { final: true });
+      await sender.send(new InferenceResponse({ outputs: [text(JSON.stringify({ cancelled, completed, sent }))] }), { final: true });
       return;
     }
     const n = r.hasInput('max_tokens') ? Number((r.input('max_tokens').data as Int32Array)[0]) : 5;
@@ -36,6 +37,7 @@ export default class Model {
         if (slow) spin(10);
         const parameters = i === 0 ? { prompt_tokens: 3, completion_tokens: 1 } : { completion_tokens: 1 };
         await sender.send(new InferenceResponse({ outputs: [text(i === 0 ? 'w0' : ' w' + i)], parameters }));
+        sent++;
       }
       completed++;
       await sender.send(new InferenceResponse({ parameters: { finish_reason: 'length' } }), { final: true });
