@@ -80,7 +80,7 @@ export default class Model {
 
 const HIDDEN = PLAIN;
 
-export const PLAIN_TEMPLATE = '{% for message in messages %}<{{ message.role }}>{{ message.content }}{% endfor %}<assistant>';
+const PLAIN_TEMPLATE = '{% for message in messages %}<{{ message.role }}>{{ message.content }}{% endfor %}<assistant>';
 
 export function openAiRepo(): TempRepo {
   const repo = scriptRepo({
