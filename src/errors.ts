@@ -543,6 +543,15 @@ export const Errors = {
   scriptImportRefused: define('TRB_SCRIPT_IMPORT_REFUSED', 'INVALID_ARG', (model: string, script: string, lines: string[]) =>
     `failed to load ${q(model)}: ${script} imports what a script may not read (a script may import its model directory's files and installed packages only):\n  ${lines.join('\n  ')}`),
 
+  // the rest of the script API (backends/typescript/bls: custom metrics, model control)
+  // Triton's words where its core has them (metric_family.cc), then ours.
+  scriptMetricInvalid: define('TRB_SCRIPT_METRIC_INVALID', 'INVALID_ARG', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+  scriptMetricUnsupported: define('TRB_SCRIPT_METRIC_UNSUPPORTED', 'UNSUPPORTED', (kind: string, op: string) =>
+    `TRITONSERVER_METRIC_KIND_${kind.toUpperCase()} does not support ${op}`),
+  scriptMetricLimit: define('TRB_SCRIPT_METRIC_LIMIT', 'INVALID_ARG', (model: string, what: string, bound: number) =>
+    `model ${q(model)}: ${what}: at most ${bound}; reuse the families and label sets you have (a label value per request, user or item is unbounded: put it in the log instead)`),
+  scriptModelControlRefused: define('TRB_SCRIPT_MODEL_CONTROL_REFUSED', 'INVALID_ARG', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
+
   // pipelines
   stepFailed: define('TRB_STEP_FAILED', 'INTERNAL', (pipeline: string, step: string, msg: string) =>
     `pipeline ${q(pipeline)}, step ${q(step)}: ${msg}`),

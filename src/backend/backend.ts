@@ -63,6 +63,11 @@ export interface BackendModel {
   /** Create one instance of an instance group. Called at load time only. */
   createInstance(index: number, group: ModelInstanceGroup): Promise<BackendInstance>;
   finalize?(): Promise<void>;
+  /**
+   * The model's own say in its readiness (Triton's Python is_ready), asked by the model ready
+   * endpoint only, never by server readiness or the request path. Absent: ready while loaded.
+   */
+  isReady?(): boolean | Promise<boolean>;
 }
 
 export interface BackendFactory {

@@ -36,6 +36,8 @@ export interface DataPlane extends SharedMemoryOperations {
   /** A drain has begun: HTTP responses close their connection. */
   draining(): boolean;
   modelReady(model: string, version?: string): boolean;
+  /** The model ready endpoints' answer: a promise when the model has its own say (a script's isReady()). */
+  modelReadyCheck(model: string, version?: string): boolean | Promise<boolean>;
   /** Name, version and the extensions this server implements, the same on every front end. */
   serverMetadata(): ServerMetadata;
   modelMetadata(model: string, version?: string): ModelMetadata;
@@ -94,6 +96,7 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     ready: () => server.isReady(),
     draining: () => server.isDraining?.() ?? false,
     modelReady: (model, version) => server.modelReady(model, ver(version)),
+    modelReadyCheck: (model, version) => (server.modelReadyCheck ? server.modelReadyCheck(model, ver(version)) : server.modelReady(model, ver(version))),
     serverMetadata() {
       const m = server.metadata();
       return { name: m.name, version: m.version, extensions: extensions() };

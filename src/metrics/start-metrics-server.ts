@@ -5,6 +5,7 @@ import { createInferenceListener } from './inference-metrics.js';
 import { parseMetricsConfig } from './metrics-config.js';
 import { registerSystemMetrics, type SystemMetricsOptions } from './system-metrics.js';
 import { registerRepositoryMetrics, type MetricsSource } from './repository-metrics.js';
+import { registerCustomMetrics } from './custom-metrics.js';
 
 export interface Metrics {
   registry: Registry;
@@ -21,7 +22,8 @@ export function createMetrics(server: MetricsSource, config: Record<string, stri
   const stopSampling = registerSystemMetrics(registry, system);
   registerRepositoryMetrics(registry, server);
   const unlisten = server.addListener(createInferenceListener(registry, parseMetricsConfig(config)));
-  return { registry, detach: () => { unlisten(); stopSampling(); } };
+  const stopCustom = server.customMetrics ? registerCustomMetrics(registry, server.customMetrics()) : () => {};
+  return { registry, detach: () => { unlisten(); stopSampling(); stopCustom(); } };
 }
 
 export async function startMetricsServer(

@@ -160,6 +160,14 @@ export class Model {
     return this.#scheduler.inflightCount();
   }
 
+  /**
+   * The backend's own say in readiness (a script's isReady()), for the model ready endpoint:
+   * synchronous true when the backend has none, so only models that ask pay for asking.
+   */
+  ready(): boolean | Promise<boolean> {
+    return this.#backendModel?.isReady?.() ?? true;
+  }
+
   /** Stop the scheduler (queued requests fail UNAVAILABLE), then finalize the instances. */
   async unload(): Promise<void> {
     await this.#scheduler.stop();

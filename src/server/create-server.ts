@@ -15,6 +15,7 @@ import { Errors } from '../errors.js';
 import { createResponseCache, type CacheSettings } from '../cache/index.js';
 import type { Tracer } from '../trace/index.js';
 import { createRoutingHeaders } from '../experiment/index.js';
+import { createCustomMetrics } from './custom-metrics.js';
 
 export interface ServerOptions {
   /** One or more repository directories (tritonserver's repeatable --model-repository). */
@@ -128,6 +129,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   const logReadiness = options.logReadiness ? createReadinessLog(log) : () => undefined;
   const tracer = options.tracer;
   const routingHeaders = createRoutingHeaders();
+  const customMetrics = createCustomMetrics();
 
   // The loads loadOnDemand started, by model: later requests wait for the same one, and after a
   // failed one get its error from the repository rather than start another.
@@ -150,6 +152,29 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       return model.infer(request).subscribe(subscriber);
     });
 
+  // The model ready endpoints' answer: loaded, then the model's own say (a script's isReady()).
+  const modelReadyCheck = (name: string, version?: string): boolean | Promise<boolean> => {
+    let model;
+    try {
+      model = repository.get(name, version);
+    } catch {
+      return false;
+    }
+    return model.ready();
+  };
+
+  const controlAllowed = (what: string) => {
+    if (repository.mode !== 'explicit') throw Errors.modelControlDisabled(what);
+  };
+  const loadModel = async (name: string, o?: LoadOptions) => {
+    controlAllowed(`load '${name}'`);
+    await repository.load(name, o ?? {});
+  };
+  const unloadModel = async (name: string, o?: { unloadDependents?: boolean }) => {
+    controlAllowed(`unload '${name}'`);
+    await repository.unload(name, o ?? {});
+  };
+
   const repository: Repository = createRepository({
     paths,
     mode: options.modelControlMode ?? 'none',
@@ -163,6 +188,10 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       host: {
         infer,
         childCall: (caller, callee, ns, success) => { for (const l of listeners) l.onChildCall?.({ caller, callee, ns, success }); },
+        customMetrics: (model, version) => customMetrics.scope(model, version),
+        // Scripts reach the repository through the very calls the load API makes (from
+        // initialize() too, while the repository starts: hence functions, not the server object).
+        control: { load: loadModel, unload: unloadModel, ready: modelReadyCheck },
       },
       clock: options.clock ?? systemClock,
       strict: options.strictModelConfig ?? false,
@@ -177,9 +206,6 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   await repository.start(options.loadModels ?? []);
 
   const extensions = [...CORE_EXTENSIONS, ...(options.extensions ?? [])];
-  const controlAllowed = (what: string) => {
-    if (repository.mode !== 'explicit') throw Errors.modelControlDisabled(what);
-  };
 
   const server: LocalServer = {
     isLive: () => !closed,
@@ -200,6 +226,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
         return false;
       }
     },
+    modelReadyCheck: (name, version) => modelReadyCheck(name, version),
     modelMetadata: (name, version): ModelMetadata => {
       const m = repository.get(name, version);
       return modelMetadata(m.config, repository.versions(name).map(String));
@@ -225,18 +252,13 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
     drain: (timeoutMs) => gate.drain(timeoutMs),
     routingHeaders: () => routingHeaders.names(),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),
-    loadModel: async (name: string, o?: LoadOptions) => {
-      controlAllowed(`load '${name}'`);
-      await repository.load(name, o ?? {});
-    },
-    unloadModel: async (name, o) => {
-      controlAllowed(`unload '${name}'`);
-      await repository.unload(name, o ?? {});
-    },
+    loadModel,
+    unloadModel,
     poll: async () => {
       if (repository.mode !== 'poll') throw Errors.repositoryPollDisabled(repository.mode);
       await repository.poll();
     },
+    customMetrics: () => customMetrics,
     addListener: (l) => {
       listeners.add(l);
       return () => listeners.delete(l);

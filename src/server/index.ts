@@ -3,5 +3,6 @@ export type { LocalServer, ServerOptions } from './create-server.js';
 export type {
   Server, ServerMetadata, ModelMetadata, TensorMetadata, ModelIndexEntry, ModelState, LoadOptions,
 } from './types.js';
+export type { CustomFamily, CustomMetricsView, CustomSeries } from './custom-metrics.js';
 export { inferOnce } from './infer-once.js';
 export { defaultBackends } from './default-backends.js';

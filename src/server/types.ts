@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import type { ModelConfig } from '../config/index.js';
 import type { ModelListener, ModelMetadata, ModelStatistics } from '../model/index.js';
+import type { CustomMetricsView } from './custom-metrics.js';
 
 export type { ModelMetadata, TensorMetadata } from '../model/index.js';
 
@@ -24,7 +25,14 @@ export interface Server {
    */
   isDraining?(): boolean;
   metadata(): ServerMetadata;
+  /** Loaded and ready to take requests (the repository's state; asks no model). */
   modelReady(name: string, version?: string): boolean;
+  /**
+   * What the model ready endpoints answer (Triton's ModelReady): modelReady, and then the model's
+   * own say when its backend has one (a script's isReady()), so it may be a promise. Server
+   * readiness (isReady) and the request path never ask the models. Absent: modelReady.
+   */
+  modelReadyCheck?(name: string, version?: string): boolean | Promise<boolean>;
   modelMetadata(name: string, version?: string): ModelMetadata;
   modelConfig(name: string, version?: string): ModelConfig;
   /** Triton's statistics: every model (name undefined) or one model (all versions, or one). */
@@ -39,6 +47,8 @@ export interface Server {
   repositoryIndex(options?: { ready?: boolean }): Promise<ModelIndexEntry[]>;
   loadModel(name: string, options?: LoadOptions): Promise<void>;
   unloadModel(name: string, options?: { unloadDependents?: boolean }): Promise<void>;
+  /** Scripts' custom metric families, for the metrics endpoint (absent: none). */
+  customMetrics?(): CustomMetricsView;
   /** Subscribe to per-request records (metrics). Returns an unsubscribe function. */
   addListener(listener: ModelListener): () => void;
   close(): Promise<void>;

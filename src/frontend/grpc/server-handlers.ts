@@ -10,7 +10,10 @@ export function serverHandlers(plane: DataPlane): UntypedServiceImplementation {
   return {
     ServerLive: unary(() => ({ live: plane.live() })),
     ServerReady: unary(() => ({ ready: plane.ready() })),
-    ModelReady: unary((r: NameVersion) => ({ ready: plane.modelReady(r.name, r.version) })),
+    ModelReady: unary((r: NameVersion) => {
+      const ready = plane.modelReadyCheck(r.name, r.version);
+      return typeof ready === 'boolean' ? { ready } : ready.then((x) => ({ ready: x }));
+    }),
     ServerMetadata: unary(() => plane.serverMetadata()),
     ModelMetadata: unary((r: NameVersion) => plane.modelMetadata(r.name, r.version)),
     ModelConfig: unary((r: NameVersion) => ({ config: modelConfigToProto(plane.modelConfig(r.name, r.version)) })),

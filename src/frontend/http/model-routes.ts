@@ -11,7 +11,9 @@ export function registerModelRoutes(app: FastifyInstance, plane: DataPlane): voi
   app.get('/v2/health/ready', (_req, reply) => { reply.code(plane.ready() ? 200 : 400).send(); });
 
   modelRoute(app, 'GET', '/ready', (req, reply) => {
-    reply.code(plane.modelReady(req.params.model, req.params.version) ? 200 : 400).send();
+    const ready = plane.modelReadyCheck(req.params.model, req.params.version);
+    if (typeof ready === 'boolean') return reply.code(ready ? 200 : 400).send();
+    return ready.then((r) => reply.code(r ? 200 : 400).send());
   });
   const response = { response: objectResponse };
   modelRoute(app, 'GET', '', (req) => plane.modelMetadata(req.params.model, req.params.version), { schema: response });
