@@ -184,6 +184,12 @@ export interface Model {
    */
   execute(requests: Request[]): InferenceResponse[] | void | Promise<InferenceResponse[] | void>;
   finalize?(): void | Promise<void>;
+  /**
+   * Asked by the model ready endpoint (HTTP `GET /v2/models/<m>/ready`, gRPC ModelReady), never
+   * by server readiness or requests: the model is ready when this answers exactly true, within
+   * the parameter ready_timeout_ms (default 1000). Throwing, or answering late, is not ready.
+   */
+  isReady?(): boolean | Promise<boolean>;
 }
 
 export interface Logger {
@@ -195,3 +201,70 @@ export interface Logger {
 
 /** Lines go to the server log, tagged with the model name. */
 export declare const logger: Logger;
+
+/** Triton's metric kinds. */
+export type MetricKind = 'counter' | 'gauge' | 'histogram';
+
+export interface MetricFamilyInit {
+  /** A Prometheus metric name; nv_* and tributary_* are the server's. */
+  name: string;
+  description: string;
+  kind: MetricKind;
+}
+
+export interface MetricInit {
+  /** Label name to value; model and version are added by the server (le and quantile are reserved). */
+  labels?: Readonly<Record<string, string>>;
+  /** Histograms only, and required there: increasing upper bounds (+Inf is added). */
+  buckets?: readonly number[];
+}
+
+/**
+ * One series of a family. Updates are batched inside the sandbox and reach the server without
+ * the script waiting for it; they show on /metrics after the script's current run.
+ */
+export interface Metric {
+  readonly kind: MetricKind;
+  /** Counters: a non-negative amount (negative throws INVALID_ARG). Gauges: any amount. */
+  increment(value: number): void;
+  /** Gauges only. */
+  set(value: number): void;
+  /** Histograms only. */
+  observe(value: number): void;
+}
+
+/**
+ * A custom metric family (Triton's pb_utils.MetricFamily), on the server's /metrics with `model`
+ * and `version` labels. Throws ModelError (TRB_SCRIPT_METRIC_*) when the name, kind or a bound
+ * is refused: at most 64 families per model and 1024 label sets per family.
+ */
+export declare class MetricFamily {
+  constructor(init: MetricFamilyInit);
+  readonly name: string;
+  readonly description: string;
+  readonly kind: MetricKind;
+  /** The metric with these labels (the same labels give the same series). */
+  metric(init?: MetricInit): Metric;
+}
+
+export interface LoadModelOptions {
+  /** A configuration replacing the model's config file: JSON text, or an object sent as JSON. */
+  config?: string | Readonly<Record<string, unknown>>;
+  /** Model directory files by relative path ("1/model.onnx"; "file:1/model.onnx" too); needs `config`. */
+  files?: Readonly<Record<string, Uint8Array>>;
+}
+
+export interface UnloadModelOptions {
+  /** Also unload the pipeline steps it loaded that no other model uses. */
+  unloadDependents?: boolean;
+}
+
+/**
+ * Load or reload a model (explicit model control mode only, as the load API): resolves once it is
+ * loaded. Refused for this model and for models waiting on the current call (it would wait for itself).
+ */
+export declare function loadModel(name: string, options?: LoadModelOptions): Promise<void>;
+/** Unload a model (explicit mode only): resolves once the unload has begun, not waiting for its requests. */
+export declare function unloadModel(name: string, options?: UnloadModelOptions): Promise<void>;
+/** What the model's ready endpoint would answer (its isReady() included). */
+export declare function isModelReady(name: string, version?: string): Promise<boolean>;

@@ -1,5 +1,6 @@
 import type { BackendRequest, ExecuteTimings } from '../../src/backend/index.js';
 import { Errors, toTributaryError, type TributaryError } from '../../src/errors.js';
+import { callChainOf } from '../../src/inference/index.js';
 import type { Tensor } from '../../src/tensor/index.js';
 import { SLOT_CLOSED, SLOT_PAUSED, type WireResponse } from './bls/wire.js';
 import { parentContext, type ParentContext } from './child-call.js';
@@ -58,6 +59,12 @@ export class BatchCall implements CallHandlers {
     const k = i >= 0 && i < this.#batch.length ? i : this.#batch.length;
     this.#parents ??= [];
     return (this.#parents[k] ??= parentContext(this.#batch, i, this.#shape.model, this.#shape.instances));
+  }
+
+  callers(): string[] {
+    const models = new Set<string>();
+    for (const b of this.#batch) for (const link of callChainOf(b.request)) models.add(link.model);
+    return [...models];
   }
 
   open?(): boolean {

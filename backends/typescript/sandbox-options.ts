@@ -28,6 +28,9 @@ import { configParam, configParamInt, type ModelConfig } from '../../src/config/
  *   stopped attempt left; off for decoupled ones because their streams run on after execute()
  *   returns, in the same entry until they wait (for their client, a child): a stream of a thousand
  *   responses ran past the bound, and the stop cut it dead where it stood.
+ * - `ready_timeout_ms` (default 1000): how long the model ready endpoint waits for the script's
+ *   isReady() before it answers not ready. A readiness probe is polled every few seconds and
+ *   must answer well inside its own timeout (Kubernetes' default is 1 s).
  */
 export interface SandboxOptions {
   memoryLimitMb: number;
@@ -37,6 +40,7 @@ export interface SandboxOptions {
   responseTimeoutMs: number;
   webAssembly: boolean;
   fastPathMs: number;
+  readyTimeoutMs: number;
 }
 
 export function sandboxOptions(config: ModelConfig): SandboxOptions {
@@ -47,8 +51,10 @@ export function sandboxOptions(config: ModelConfig): SandboxOptions {
   const responseTimeoutMs = configParamInt(config, 'response_timeout_ms', 60_000);
   const wasm = (configParam(config, 'allow_webassembly') ?? 'false').trim().toLowerCase();
   const fastPathMs = configParamInt(config, 'fast_path_ms', config.sequence_batching || config.model_transaction_policy?.decoupled ? 0 : 1);
+  const readyTimeoutMs = configParamInt(config, 'ready_timeout_ms', 1000);
   const problems: string[] = [];
   if (fastPathMs < 0 || fastPathMs > 2) problems.push(`parameter fast_path_ms must be 0..2, got ${fastPathMs}`);
+  if (readyTimeoutMs < 1) problems.push(`parameter ready_timeout_ms must be at least 1, got ${readyTimeoutMs}`);
   if (responseTimeoutMs < 1) problems.push(`parameter response_timeout_ms must be at least 1, got ${responseTimeoutMs}`);
   if (wasm !== 'true' && wasm !== 'false') problems.push(`parameter allow_webassembly must be "true" or "false", got "${wasm}"`);
   if (memoryLimitMb < 8) problems.push(`parameter memory_limit_mb must be at least 8, got ${memoryLimitMb}`);
@@ -56,5 +62,5 @@ export function sandboxOptions(config: ModelConfig): SandboxOptions {
   if (spares < 0 || spares > 8) problems.push(`parameter isolate_spares must be 0..8, got ${spares}`);
   if (tc !== 'error' && tc !== 'warn' && tc !== 'off') problems.push(`parameter type_check must be "error", "warn" or "off", got "${tc}"`);
   if (problems.length) throw Errors.modelLoadFailed(config.name, problems.join('; '));
-  return { memoryLimitMb, timeoutMs, typeCheck: tc as SandboxOptions['typeCheck'], spares, responseTimeoutMs, webAssembly: wasm === 'true', fastPathMs };
+  return { memoryLimitMb, timeoutMs, typeCheck: tc as SandboxOptions['typeCheck'], spares, responseTimeoutMs, webAssembly: wasm === 'true', fastPathMs, readyTimeoutMs };
 }

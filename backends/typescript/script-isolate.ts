@@ -32,7 +32,7 @@
  */
 import { CancelSource } from '../../src/inference/index.js';
 import ivm from './isolated-vm.js';
-import type { ModelHost } from '../../src/backend/index.js';
+import type { CustomMetricsScope, ModelHost } from '../../src/backend/index.js';
 import type { InferenceResponse } from '../../src/inference/index.js';
 import { Errors, TributaryError, boundMessage, isErrorKind, toTributaryError, type ErrorKind } from '../../src/errors.js';
 import { currentLogContext, withLogContext, type Logger } from '../../src/logger.js';
@@ -47,6 +47,8 @@ import { FastPathGate } from './fast-path-gate.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import type { StackMapper } from './stack-mapper.js';
 import { cloneableRequest, cloneableResponse, tensorToWire } from './tensor-codec.js';
+import { runModelControl } from './script-control.js';
+import { applyMetricUpdates, declareFamily, declareMetric } from './script-metrics.js';
 
 export interface IsolateSpec {
   model: string;
@@ -58,6 +60,10 @@ export interface IsolateSpec {
   log: Logger;
   /** execute() threw or rejected: the error its requests get, for the server's log too. */
   onExecuteError?: (error: TributaryError) => void;
+  /** The model version's custom metrics (MetricFamily in tributary/bls). */
+  metrics?: CustomMetricsScope;
+  /** isReady() threw or the isolate died answering it: the model answered not ready. */
+  onReadyError?: (error: Error) => void;
 }
 
 /** What the instance tells the isolate about the requests of one call. */
@@ -76,6 +82,8 @@ export interface CallHandlers {
   hold?(index: number, wake: (open: boolean) => void): number;
   isCancelled(index: number): boolean;
   parent(index: number): ParentContext;
+  /** The models on the call chains of the call's requests (model control refuses to load them). */
+  callers?(): readonly string[];
 }
 
 /** One call into the script (initialize, execute, finalize) until it settles. */
@@ -131,7 +139,7 @@ export class ScriptIsolate {
   readonly #context: ivm.Context;
   readonly #scratchBuffer = new SharedArrayBuffer(SCRATCH_BYTES);
   readonly #scratch = new Scratch(this.#scratchBuffer);
-  #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference; resume: ivm.Reference };
+  #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference; resume: ivm.Reference; ready: ivm.Reference };
   readonly #live = new Map<number, LiveCall>();
   readonly #children = new Map<number, { callId: number; cancel: () => void }>();
   /** Entries issued and not yet settled (isolated-vm runs an isolate's entries in issue order). */
@@ -151,6 +159,8 @@ export class ScriptIsolate {
 
   /** True until the instance makes this isolate its active one (tags its log lines). */
   spare = false;
+  /** The script's class has isReady() (initialize() said so). */
+  hasReady = false;
 
   /** Create, run the bundle and the script's initialize(). Load time only. */
   static async create(spec: IsolateSpec, instanceIndex: number, spare = false): Promise<ScriptIsolate> {
@@ -167,10 +177,13 @@ export class ScriptIsolate {
       if (err) throw s.#thrown('loading the script', err);
       const g = s.#context.global;
       const ref = (n: string) => g.getSync(n, { reference: true }) as ivm.Reference;
-      s.#refs = { init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize'), resume: ref('__trb_resume') };
+      s.#refs = {
+        init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize'), resume: ref('__trb_resume'), ready: ref('__trb_ready'),
+      };
       const init = { ...spec.init, instanceIndex };
-      await s.#run('initialize()', { isCancelled: () => false, parent: () => NO_PARENT }, (id, timeout) =>
-        s.#refs.init.apply(undefined, [id, init], { arguments: { copy: true }, timeout }));
+      // An empty answer rather than none: the script has isReady() (bls/entry.ts).
+      s.hasReady = (await s.#run('initialize()', { isCancelled: () => false, parent: () => NO_PARENT }, (id, timeout) =>
+        s.#refs.init.apply(undefined, [id, init], { arguments: { copy: true }, timeout }))) !== null;
       return s;
     } catch (e) {
       s.dispose();
@@ -240,6 +253,16 @@ export class ScriptIsolate {
       }
     }
     this.dispose();
+  }
+
+  /**
+   * The script's isReady() (only when hasReady): true when it said exactly true. Rejects when it
+   * threw, or the isolate died; the instance bounds the wait.
+   */
+  async ready(): Promise<boolean> {
+    const r = await this.#run('isReady()', { isCancelled: () => false, parent: () => NO_PARENT }, (id, timeout) =>
+      this.#refs.ready.apply(undefined, [id], { timeout }));
+    return r !== null;
   }
 
   /** A settled decoupled call whose requests were all closed by the host (watchdog): drop it. */
@@ -454,13 +477,35 @@ export class ScriptIsolate {
       const ctx = this.#live.size === 1 ? this.#live.values().next().value?.logContext : undefined;
       if (ctx) withLogContext(ctx, write); else write();
     });
+    // Custom metrics and model control (script-metrics.ts, script-control.ts). Declarations answer
+    // at once, so a refused one throws where the script makes it; updates and control calls do
+    // not hold the script's thread (control outcomes come back through deliver).
+    const scope = this.#spec.metrics;
+    cb('metricFamily', (name: unknown, description: unknown, kind: unknown) => declareFamily(model, scope, name, description, kind));
+    cb('metric', (family: unknown, labels: unknown, buckets: unknown) => declareMetric(model, scope, family, labels, buckets));
+    cb('metrics', (updates: unknown) => applyMetricUpdates(scope, updates), { ignored: true });
+    cb('control', (callId: number, childId: number, op: number, name: unknown, arg: unknown) => this.#control(callId, childId, op, name, arg), { ignored: true });
     g.setSync('__trb_h_scratch', new ivm.ExternalCopy(this.#scratchBuffer).copyInto({ release: true }));
+    const names = ['scratch', 'done', 'sendMany', 'isCancelled', 'infer', 'cancel', 'log', 'metricFamily', 'metric', 'metrics', 'control'];
     this.#isolate.compileScriptSync(
-      "globalThis.__trb_host = { scratch: __trb_h_scratch, done: __trb_h_done, sendMany: __trb_h_sendMany, isCancelled: __trb_h_isCancelled, infer: __trb_h_infer, cancel: __trb_h_cancel, log: __trb_h_log };\n" +
-      "for (const k of ['scratch', 'done', 'sendMany', 'isCancelled', 'infer', 'cancel', 'log']) delete globalThis['__trb_h_' + k];\n" +
+      `globalThis.__trb_host = { ${names.map((k) => `${k}: __trb_h_${k}`).join(', ')} };\n` +
+      `for (const k of ${JSON.stringify(names)}) delete globalThis['__trb_h_' + k];\n` +
       // WebAssembly memory lives outside the V8 heap, so memory_limit_mb cannot bound it (sandbox-options.ts).
       (this.#spec.options.webAssembly ? '' : 'delete globalThis.WebAssembly;'),
     ).runSync(this.#context);
+  }
+
+  /** A model control operation; its outcome is delivered as child `childId`'s. */
+  #control(callId: number, childId: number, op: number, name: unknown, arg: unknown): void {
+    const call = this.#live.get(callId);
+    const caller = call && { what: call.what, callers: call.handlers.callers?.() ?? [] };
+    runModelControl(this.#spec.host.control, this.#spec.model, caller, this.#spec.log, op, name, arg).then(
+      (r) => this.#deliver(callId, childId, r ? DELIVER_RESPONSE : DELIVER_COMPLETE, r, true),
+      (e: unknown) => {
+        const err = toTributaryError(e);
+        this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(err.message), kind: err.kind, code: err.code }, true);
+      },
+    );
   }
 
   #startChild(callId: number, childId: number, wire: WireChildRequest): void {

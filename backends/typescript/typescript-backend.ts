@@ -69,6 +69,27 @@ async function prepareScript(config: ModelConfig, ctx: LoadContext) {
   return { options, rel, bundle: bundled.bundle };
 }
 
+/**
+ * Ready when every instance's script says so, within `timeoutMs` (parameter ready_timeout_ms):
+ * a script that throws, hangs or answers late makes the model not ready, never the probe slow.
+ */
+function askInstances(instances: readonly TypescriptInstance[], timeoutMs: number): boolean | Promise<boolean> {
+  const asks: Promise<boolean>[] = [];
+  for (const instance of instances) {
+    const r = instance.isReady();
+    if (r === false) return false;
+    if (r !== true) asks.push(r);
+  }
+  if (asks.length === 0) return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    void Promise.all(asks).then((all) => {
+      clearTimeout(timer);
+      resolve(all.every((r) => r));
+    });
+  });
+}
+
 const typescriptBackend: BackendFactory = {
   name: 'typescript',
   defaultModelFilename: 'model.ts',
@@ -82,6 +103,7 @@ const typescriptBackend: BackendFactory = {
     response_timeout_ms: settingIs.int(1),
     allow_webassembly: settingIs.oneOf('true', 'false'),
     fast_path_ms: settingIs.int(0, 2),
+    ready_timeout_ms: settingIs.int(1),
   },
 
   async check(config: ModelConfig, ctx: LoadContext): Promise<void> {
@@ -94,6 +116,7 @@ const typescriptBackend: BackendFactory = {
     // The client gets each error of execute(); the log gets them too, but a model failing every
     // request under load must not write a line per request.
     const warnExecuteError = rateLimited((m) => ctx.log.warn(m), SCRIPT_ERROR_LOG_INTERVAL_MS);
+    const warnReadyError = rateLimited((m) => ctx.log.warn(m), SCRIPT_ERROR_LOG_INTERVAL_MS);
     const spec: IsolateSpec = {
       model: config.name,
       bundle,
@@ -109,6 +132,7 @@ const typescriptBackend: BackendFactory = {
       host: ctx.host,
       log: ctx.log,
       onExecuteError: (e) => warnExecuteError(e.message),
+      onReadyError: (e) => warnReadyError(`${e.message}; the model answers not ready`),
     };
     const outputNames = config.output.map((o) => o.name);
     const shape: CallShape = {
@@ -118,8 +142,18 @@ const typescriptBackend: BackendFactory = {
       responseTimeoutMs: options.responseTimeoutMs,
       instances: (config.instance_group ?? []).reduce((n, g) => n + (g.count ?? 1), 0) || 1,
     };
+    // Opened last: from here on the loader finalizes the model whatever happens, which closes it.
+    const metrics = ctx.host.customMetrics?.(config.name, ctx.version);
+    if (metrics) spec.metrics = metrics;
+    const instances: TypescriptInstance[] = [];
     return {
-      createInstance: (index) => TypescriptInstance.create(spec, index, shape, outputNames),
+      createInstance: async (index) => {
+        const instance = await TypescriptInstance.create(spec, index, shape, outputNames);
+        instances.push(instance);
+        return instance;
+      },
+      isReady: () => askInstances(instances, options.readyTimeoutMs),
+      finalize: async () => { metrics?.close(); },
     };
   },
 };

@@ -17,6 +17,7 @@ export class TypescriptInstance implements BackendInstance {
   #active: ScriptIsolate | undefined;
   readonly #spares: Promise<ScriptIsolate>[] = [];
   #closed = false;
+  #asking: Promise<boolean> | undefined;
 
   private constructor(spec: IsolateSpec, index: number, shape: CallShape, outputNames: string[]) {
     this.#spec = spec;
@@ -79,6 +80,30 @@ export class TypescriptInstance implements BackendInstance {
     // Most scripts finish inside the entry: answer without waiting for a promise.
     if (result instanceof Promise) return result.then((out) => call.finish(out), (e: unknown) => call.failed(e));
     return Promise.resolve(call.finish(result));
+  }
+
+  /**
+   * The script's say in readiness: true at once when its class has no isReady(); otherwise the
+   * active isolate is asked, one question at a time (a probe that arrives while one is pending
+   * waits for the same answer, so a hung isReady() holds one call, not one per probe).
+   */
+  isReady(): boolean | Promise<boolean> {
+    if (this.#closed) return false;
+    const iso = this.#active;
+    if (iso && !iso.broken && !iso.hasReady) return true;
+    return (this.#asking ??= this.#ask().finally(() => { this.#asking = undefined; }));
+  }
+
+  async #ask(): Promise<boolean> {
+    const iso = await this.#isolate();
+    if (!iso.hasReady) return true;
+    try {
+      return await iso.ready();
+    } catch (e) {
+      // An isolate shut down by the unload is no failure of the script's.
+      if (!this.#closed) this.#spec.onReadyError?.(e as Error);
+      return false;
+    }
   }
 
   #toWire(b: BackendRequest): WireRequest {

@@ -14,14 +14,21 @@ interface ScriptModel {
   initialize?(args: unknown): unknown;
   execute(requests: Request[]): unknown;
   finalize?(): unknown;
+  isReady?(): unknown;
 }
 
 /**
+ * initialize() and isReady() answer the host with a bare yes or no: an empty response list for
+ * yes (the model has isReady(); it says ready), null for no.
+ */
+const YES: WireResponse[] = [];
+
+/**
  * Wires the script's default export to the host: installs the functions the host calls
- * (`__trb_init`, `__trb_execute`, `__trb_deliver`, `__trb_finalize`, `__trb_resume`). Every async
- * result goes back through `host().done(callId, ...)`; the host calls in synchronously and
- * isolated-vm drains the microtask queue before returning, so a script that never awaits the host
- * completes in one entry.
+ * (`__trb_init`, `__trb_execute`, `__trb_deliver`, `__trb_finalize`, `__trb_resume`,
+ * `__trb_ready`). Every async result goes back through `host().done(callId, ...)`; the host
+ * calls in synchronously and isolated-vm drains the microtask queue before returning, so a script
+ * that never awaits the host completes in one entry.
  */
 function isThenable(v: unknown): boolean {
   return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function';
@@ -73,7 +80,7 @@ export function install(ModelClass: unknown): void {
         },
       };
       return model.initialize?.(args);
-    }, () => null);
+    }, () => (typeof model?.isReady === 'function' ? YES : null));
   };
 
   g.__trb_execute = (callId: number, arg: WireRequest[] | number) => {
@@ -104,6 +111,9 @@ export function install(ModelClass: unknown): void {
   };
 
   g.__trb_finalize = (callId: number) => run(callId, () => model?.finalize?.(), () => null);
+
+  // Asked by the model ready endpoint (script-isolate.ts), only of a model that has isReady().
+  g.__trb_ready = (callId: number) => run(callId, () => model!.isReady!(), (v) => (v === true ? YES : null));
 
   // A paused request's client took its responses (open), or the request is gone (send-queue.ts).
   g.__trb_resume = (callId: number, index: number, open: boolean) => {

@@ -13,3 +13,7 @@ export type { InferenceRequestInit } from './inference-request.js';
 export type { Request, ResponseSender, SendOptions } from './request.js';
 export { logger } from './logger.js';
 export type { Logger } from './logger.js';
+export { MetricFamily } from './metric-family.js';
+export type { Metric, MetricFamilyInit, MetricInit, MetricKind } from './metric-family.js';
+export { isModelReady, loadModel, unloadModel } from './model-control.js';
+export type { LoadModelOptions, UnloadModelOptions } from './model-control.js';

@@ -74,6 +74,20 @@ export const SLOT_PAUSED = 1;
 export const SLOT_CLOSED = 2;
 
 /**
+ * Custom metric updates travel as one flat number array per flush (metric-family.ts):
+ * [METRIC_ADD, series, delta], [METRIC_SET, series, value] and
+ * [METRIC_OBSERVE, series, sum, count, n, perBucket_0 .. perBucket_n-1].
+ */
+export const METRIC_ADD = 0;
+export const METRIC_SET = 1;
+export const METRIC_OBSERVE = 2;
+
+/** Model control operations (model-control.ts); answered through deliver like a child call. */
+export const CONTROL_LOAD = 0;
+export const CONTROL_UNLOAD = 1;
+export const CONTROL_READY = 2;
+
+/**
  * Functions the host installs as `globalThis.__trb_host` before the bundle runs (ivm Callbacks,
  * arguments copied; synchronous except infer and cancel, which return at once), and the shared
  * buffer of the fast lane (scratch.ts). A message argument may be `IN_SCRATCH` (-1): the message
@@ -93,4 +107,12 @@ export interface HostChannel {
   cancel(childId: number): void;
   isCancelled(callId: number, index: number): boolean;
   log(level: number, message: string): void;
+  /** Register a metric family: its id, or why not (synchronous, so the script throws where it declares it). */
+  metricFamily(name: string, description: string, kind: string): number | WireError;
+  /** Register a metric (a label set) of a family: its id, or why not. */
+  metric(familyId: number, labels: Record<string, string>, buckets: number[] | null): number | WireError;
+  /** Metric updates (fire-and-forget: a script updating in a loop never waits on the host). */
+  metrics(updates: number[]): void;
+  /** Start a model control operation (fire-and-forget); its outcome comes back through deliver as child `childId`'s. */
+  control(callId: number, childId: number, op: number, name: string, arg: unknown): void;
 }

@@ -50,6 +50,14 @@ export type Types = [
   Expect<Equal<Shape<Rt.InferenceRequestInit>, Shape<Decl.InferenceRequestInit>>>,
   Expect<Equal<Shape<Rt.Logger>, Shape<Decl.Logger>>>,
   Expect<Equal<Shape<typeof Rt.logger>, Shape<typeof Decl.logger>>>,
+  Expect<Equal<Rt.MetricKind, Decl.MetricKind>>,
+  Expect<Equal<Shape<Rt.MetricFamilyInit>, Shape<Decl.MetricFamilyInit>>>,
+  Expect<Equal<Shape<Rt.MetricInit>, Shape<Decl.MetricInit>>>,
+  Expect<Equal<Shape<Rt.LoadModelOptions>, Shape<Decl.LoadModelOptions>>>,
+  Expect<Equal<Shape<Rt.UnloadModelOptions>, Shape<Decl.UnloadModelOptions>>>,
+  Expect<Equal<Shape<typeof Rt.loadModel>, Shape<typeof Decl.loadModel>>>,
+  Expect<Equal<Shape<typeof Rt.unloadModel>, Shape<typeof Decl.unloadModel>>>,
+  Expect<Equal<Shape<typeof Rt.isModelReady>, Shape<typeof Decl.isModelReady>>>,
 ];
 
 // Classes: instance members, constructor parameters, static members. `Request` is a class in the
@@ -69,4 +77,9 @@ export type Classes = [
   Expect<Equal<CtorArgs<typeof Rt.InferenceRequest>, CtorArgs<typeof Decl.InferenceRequest>>>,
   Expect<Equal<Statics<typeof Rt.InferenceRequest>, Statics<typeof Decl.InferenceRequest>>>,
   Expect<Equal<Shape<Rt.Request>, Shape<Decl.Request>>>,
+  // Metric is a class in the runtime (made by MetricFamily.metric) and an interface in the declaration.
+  Expect<Equal<Shape<Rt.Metric>, Shape<Decl.Metric>>>,
+  Expect<Equal<Shape<Rt.MetricFamily>, Shape<Decl.MetricFamily>>>,
+  Expect<Equal<CtorArgs<typeof Rt.MetricFamily>, CtorArgs<typeof Decl.MetricFamily>>>,
+  Expect<Equal<Statics<typeof Rt.MetricFamily>, Statics<typeof Decl.MetricFamily>>>,
 ];
