@@ -8,7 +8,7 @@ import type { Tensor } from '../tensor/index.js';
 import type { StatsCollector } from './stats-collector.js';
 
 /** A model's work item as the cache sees it: a miss carries its key to the response. */
-interface CacheableItem { cacheKey?: string; cacheNs: number; cancel(): void }
+interface CacheableItem { missedCache(key: string, ns: number): void; cancel(): void }
 
 /**
  * One model version's use of the server's response cache: its keys, its hits answered without
@@ -51,8 +51,7 @@ export class ModelCache {
         return subscriber.error(Errors.cancelled(this.#model));
       }
       item = make();
-      item.cacheKey = key;
-      item.cacheNs = (this.#clock.now() - lookupStart) * 1e6;
+      item.missedCache(key, (this.#clock.now() - lookupStart) * 1e6);
       enqueue(item);
     };
     const found = this.#cache.lookup(key);

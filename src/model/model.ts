@@ -1,9 +1,9 @@
-import { Observable, type Subscriber } from 'rxjs';
-import type { BackendInstance, BackendModel, ExecuteTimings } from '../backend/index.js';
-import { CancelSource, checkCallCycle, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
+import { Observable } from 'rxjs';
+import type { BackendInstance, BackendModel } from '../backend/index.js';
+import { checkCallCycle, type InferenceRequest, type InferenceResponse, type Parameters } from '../inference/index.js';
 import { isEnsemble, isExperiment, type ModelConfig, type ModelInput } from '../config/index.js';
-import { Errors, TributaryError, toTributaryError } from '../errors.js';
-import type { Clock, Scheduler, SchedulerHooks, WorkItem } from '../scheduler/index.js';
+import { Errors, toTributaryError } from '../errors.js';
+import type { Clock, Scheduler, SchedulerHooks } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
 import type { ResponseCache } from '../cache/index.js';
 import { classify } from './classification.js';
@@ -15,6 +15,8 @@ import { endTrace } from './end-trace.js';
 import { openBatchTrace } from './batch-trace.js';
 import { wallTimings } from './wall-timings.js';
 import { validateRequest, validateRequestedOutputs } from './validate-request.js';
+import { ModelWorkItem, type WorkItemOwner } from './model-work-item.js';
+import { failureReasonOf } from './failure-reason.js';
 
 export interface ModelOptions {
   config: ModelConfig;
@@ -37,7 +39,7 @@ export interface ModelOptions {
  * A loaded model version: config + scheduler + backend instances. A pipeline is just a model
  * whose scheduler runs the plan. Every request is validated here, once, then queued.
  */
-export class Model {
+export class Model implements WorkItemOwner {
   readonly name: string;
   readonly version: string;
   readonly config: ModelConfig;
@@ -86,8 +88,9 @@ export class Model {
     const hooks: SchedulerHooks = {
       onBatchStart: (items) => {
         const now = this.#clock.now();
-        for (const it of items) (it as ModelWorkItem).started(now);
-        if (tracesBatches) (items[0] as ModelWorkItem).batchTrace = openBatchTrace(items as readonly ModelWorkItem[], this.name, this.version, now);
+        const batchTrace = tracesBatches ? openBatchTrace(items, this.name, this.version, now) : undefined;
+        (items[0] as ModelWorkItem).started(now, batchTrace);
+        for (let k = 1; k < items.length; k++) (items[k] as ModelWorkItem).started(now);
       },
       onBatchEnd: (items, reported) => {
         let rows = 0;
@@ -126,12 +129,12 @@ export class Model {
         }
         let priority = request.priority ?? 0;
         if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
-        const make = () => new ModelWorkItem(this, subscriber, request, v.inputs, v.batchSize, v.batchKey, priority, deadline, start, trace);
+        const make = () => new ModelWorkItem(this, subscriber, { request, inputs: v.inputs, batchSize: v.batchSize, batchKey: v.batchKey, priority, deadline, enqueuedAt: start, trace });
         if (this.#cache) return this.#cache.serve(subscriber, request, v.inputs, v.batchSize, start, trace, make, (it) => this.#scheduler.enqueue(it));
         item = make();
       } catch (e) {
         const err = toTributaryError(e);
-        this.#stats.failure(reasonOf(err), (this.#clock.now() - start) * 1e6, 1);
+        this.#stats.failure(failureReasonOf(err), (this.#clock.now() - start) * 1e6, 1);
         if (trace) endTrace(trace, undefined, undefined, undefined, this.#clock.now());
         subscriber.error(err);
         return undefined;
@@ -141,9 +144,9 @@ export class Model {
     });
   }
 
-  /** @internal a miss's final response goes into the cache before it is sent. */
-  cacheInsert(item: ModelWorkItem, response: InferenceResponse): void {
-    if (this.#cache && item.cacheKey !== undefined) item.cacheNs += this.#cache.insert(item.cacheKey, response);
+  /** @internal a miss's final response goes into the cache before it is sent; returns the time it took (ns). */
+  cacheInsert(key: string, response: InferenceResponse): number {
+    return this.#cache ? this.#cache.insert(key, response) : 0;
   }
 
   /** Labels per output name, for the classification extension (a pipeline inherits its steps'). */
@@ -215,142 +218,5 @@ export class Model {
 
   get clock(): Clock {
     return this.#clock;
-  }
-}
-
-function reasonOf(err: TributaryError): FailureReason {
-  if (Errors.cancelled.is(err)) return 'CANCELED';
-  if (Errors.queueFull.is(err) || Errors.timeout.is(err) || err.kind === 'INVALID_ARG' || err.kind === 'NOT_FOUND') return 'REJECTED';
-  if (err.kind === 'INTERNAL' || Errors.backendFailed.is(err) || Errors.scriptError.is(err)) return 'BACKEND';
-  return 'OTHER';
-}
-
-/** A request inside its model: the scheduler's WorkItem and the backend's BackendRequest. */
-class ModelWorkItem implements WorkItem {
-  readonly request: InferenceRequest;
-  readonly batchSize: number;
-  readonly batchKey: string;
-  readonly priority: number;
-  readonly deadline?: number;
-  readonly enqueuedAt: number;
-  readonly #model: Model;
-  readonly #subscriber: Subscriber<InferenceResponse>;
-  readonly #abort = new CancelSource();
-  readonly #unlink?: () => void;
-  done = false;
-  startedAt?: number;
-  firstResponseAt?: number;
-  /** When the final response was handed to its consumer, and how long the consumer then ran (clock ms). */
-  finalAt?: number;
-  finalConsumedMs = 0;
-  timings?: ExecuteTimings;
-  /** Set only on a traced request. */
-  readonly trace?: RequestTrace;
-  computeEndAt?: number;
-  /** On a batch's first item: the batch's trace when a request in it is traced. */
-  batchTrace: BatchTrace | undefined;
-  /** Set on a cache miss: where the response goes, and the key, lookup and insertion time so far. */
-  cacheKey?: string;
-  cacheNs = 0;
-  #batchEnded = false;
-  /** A success finished before its batch ended: recorded at batchEnded, once timings are known. */
-  #recordAtBatchEnd = false;
-
-  constructor(model: Model, subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: Tensor[], batchSize: number, batchKey: string, priority: number, deadline: number | undefined, enqueuedAt: number, trace: RequestTrace | undefined) {
-    this.#model = model;
-    this.#subscriber = subscriber;
-    // One copy of the request: validated inputs (reshaped views) and this item's own signal.
-    this.request = { ...request, inputs, signal: this.#abort };
-    if (trace) {
-      // Steps and BLS children find their parent here.
-      this.request.trace = this.trace = trace;
-      trace.stamp('QUEUE_START', model.clock.now());
-      if (trace.tensors) for (const t of inputs) trace.tensor('TENSOR_QUEUE_INPUT', t);
-    }
-    this.batchSize = batchSize;
-    this.batchKey = batchKey;
-    this.priority = priority;
-    if (deadline !== undefined) this.deadline = deadline;
-    this.enqueuedAt = enqueuedAt;
-    const outer = request.signal;
-    if (outer) {
-      const onAbort = () => this.cancel();
-      outer.addEventListener('abort', onAbort, { once: true });
-      this.#unlink = () => outer.removeEventListener('abort', onAbort);
-    }
-  }
-
-  get signal(): CancelSignal {
-    return this.#abort;
-  }
-
-  started(now: number): void {
-    this.startedAt = now;
-  }
-
-  batchEnded(t: ExecuteTimings | undefined): void {
-    if (t) this.timings = t;
-    if (this.trace) this.computeEndAt = this.#model.clock.now();
-    this.#batchEnded = true;
-    if (this.#recordAtBatchEnd) {
-      this.#recordAtBatchEnd = false;
-      this.#model.record(this, true, undefined);
-    }
-  }
-
-  send(response: { outputs: Tensor[]; parameters?: Parameters } | null, final: boolean): void {
-    if (this.done) return;
-    if (!final && this.firstResponseAt === undefined) this.firstResponseAt = this.#model.clock.now();
-    if (response) {
-      let resp: InferenceResponse;
-      try {
-        resp = this.#model.buildResponse(this.request, response.outputs, response.parameters, final);
-      } catch (e) {
-        this.fail(e);
-        return;
-      }
-      if (final && this.cacheKey !== undefined) this.#model.cacheInsert(this, resp);
-      if (this.trace?.tensors) for (const t of resp.outputs) this.trace.tensor('TENSOR_BACKEND_OUTPUT', t);
-      if (final) this.#handOver();
-      this.#subscriber.next(resp);
-    } else if (final) {
-      this.#handOver();
-      // An empty final response marks the end of a decoupled stream.
-      this.#subscriber.next({ model: this.#model.name, version: this.#model.version, outputs: [], final: true, ...(this.request.id === undefined ? {} : { id: this.request.id }) });
-    }
-    if (final) {
-      this.#finish(true, undefined);
-      this.#subscriber.complete();
-      this.finalConsumedMs = this.#model.clock.now() - this.finalAt!;
-    }
-  }
-
-  /** The final response goes to its consumer now: compute ends here for a backend that times nothing. */
-  #handOver(): void {
-    this.finalAt = this.#model.clock.now();
-    this.firstResponseAt ??= this.finalAt;
-  }
-
-  fail(error: unknown): void {
-    if (this.done) return;
-    const err = toTributaryError(error);
-    this.#finish(false, reasonOf(err));
-    this.#subscriber.error(err);
-  }
-
-  /** Unsubscribe or outer abort: leave the queue / stop running, counted as CANCELED. */
-  cancel(): void {
-    if (this.done) return;
-    this.#finish(false, 'CANCELED');
-    const err = Errors.cancelled(this.#model.name);
-    this.#abort.abort(err);
-    this.#subscriber.error(err); // a no-op when the cancel came from unsubscribing
-  }
-
-  #finish(success: boolean, reason: FailureReason | undefined): void {
-    this.done = true;
-    this.#unlink?.();
-    if (success && this.startedAt !== undefined && !this.#batchEnded) this.#recordAtBatchEnd = true;
-    else this.#model.record(this, success, reason);
   }
 }
