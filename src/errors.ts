@@ -71,7 +71,36 @@ function define<A extends unknown[]>(code: string, kind: ErrorKind, template: Te
   return make;
 }
 
+/**
+ * Tensor-level errors in Triton's words, which name the model inside the sentence (or not at all):
+ * a codec raises one without the model, and the decoder that knows the model rebuilds it with it
+ * (`inModel`), so Triton's sentence stays first and whole.
+ */
+const IN_MODEL = new WeakMap<TributaryError, (model: string) => TributaryError>();
+
+function defineInModel<A extends unknown[]>(code: string, kind: ErrorKind, template: (model: string | undefined, ...args: A) => string): ErrorDef<A> {
+  const make = ((...args: A) => {
+    const e = new TributaryError(code, kind, template(undefined, ...args));
+    IN_MODEL.set(e, (model) => new TributaryError(code, kind, template(model, ...args)));
+    return e;
+  }) as ErrorDef<A>;
+  Object.defineProperty(make, 'code', { value: code });
+  Object.defineProperty(make, 'kind', { value: kind });
+  Object.defineProperty(make, 'httpStatus', { value: undefined });
+  make.is = (e: unknown): boolean => e instanceof TributaryError && e.code === code;
+  return make;
+}
+
 const q = (s: unknown) => `'${String(s)}'`;
+/** Triton's " for model '<m>'" inside a sentence, left out where the model is not known. */
+const forModel = (model: string | undefined) => (model === undefined ? '' : ` for model ${q(model)}`);
+/** The model after Triton's sentence, where its sentence does not name it. */
+const ofModel = (model: string | undefined) => (model === undefined ? '' : `; model ${q(model)}`);
+/** Which datatype a typed contents field carries (Triton's "of type" for data in the wrong field). */
+const CONTENTS_TYPE: Readonly<Record<string, string>> = {
+  bool_contents: 'BOOL', int_contents: 'INT32', int64_contents: 'INT64', uint_contents: 'UINT32',
+  uint64_contents: 'UINT64', fp32_contents: 'FP32', fp64_contents: 'FP64', bytes_contents: 'BYTES',
+};
 
 /**
  * The catalog. Codes are TRB_<AREA>_<WHAT>. Add new errors here, never ad hoc.
@@ -96,15 +125,20 @@ export const Errors = {
     `failed to load ${q(model)}: ${reason}`),
   repositoryNotFound: define('TRB_REPOSITORY_NOT_FOUND', 'NOT_FOUND', (path: string) =>
     `model repository ${q(path)} does not exist or is not a directory`),
-  modelControlDisabled: define('TRB_MODEL_CONTROL_DISABLED', 'UNAVAILABLE', (what: string) =>
-    `explicit model load / unload is not allowed if polling is enabled or model control mode is 'none' (${what})`),
+  // Triton's words (core model_repository_manager.cc), in every mode but explicit; then ours.
+  modelControlDisabled: define('TRB_MODEL_CONTROL_DISABLED', 'UNAVAILABLE', (what: string, mode: string) =>
+    `explicit model load / unload is not allowed if polling is enabled; the model control mode is ${q(mode)}: ${what} needs --model-control-mode=explicit`),
   // Triton's key phrase first; `links` says where each pipeline names the next (file:line:col).
   dependencyCycle: define('TRB_MODEL_DEPENDENCY_CYCLE', 'INVALID_ARG', (model: string, cycle: readonly string[], links: readonly string[]) =>
     `failed to load ${q(model)}: circular dependency between ensembles: ${cycle.join(' -> ')} (${links.join(', ')}); remove one of these steps to break the cycle`),
 
   // paths and names (src/paths/: every name from a request or a config that becomes a path)
-  invalidModelName: define('TRB_MODEL_NAME_INVALID', 'INVALID_ARG', (name: string, why: string) =>
-    `invalid model name ${name}: ${why}; a model name is one directory name (no '/', '\\', NUL, '.' or '..', at most 255 bytes)`),
+  // Triton's words (core model_repository_manager.cc) for an empty name and a path traversal; `name`
+  // is shown JSON-escaped, so control characters stay visible.
+  invalidModelName: define('TRB_MODEL_NAME_INVALID', 'INVALID_ARG', (name: string, why: string, triton: 'empty' | 'traversal' | 'none' = 'none') =>
+    `${triton === 'empty' ? 'Model name cannot be empty. Please enter a valid name to deploy.'
+      : triton === 'traversal' ? `invalid model name '${name}', model name must not contain path traversal characters; ${why}`
+        : `invalid model name '${name}': ${why}`}; a model name is one directory name (no '/', '\\', NUL, '.' or '..', at most 255 bytes)`),
   pathEscapes: define('TRB_PATH_ESCAPES', 'INVALID_ARG', (field: string, value: string, why: string, inside = 'the model directory') =>
     `${field} ${value} is refused: ${why}; it must name a file inside ${inside}`),
 
@@ -136,10 +170,12 @@ export const Errors = {
     `${flag}: ${why}`),
 
   // client shared memory (src/frontend/shm/: --allow-client-shm, keys under /dev/shm)
-  clientShmDisabled: define('TRB_CLIENT_SHM_DISABLED', 'UNSUPPORTED', (what: string) =>
-    `Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable. (${what})`),
+  // Triton's words and status (server common.h): registering and unregistering are refused.
+  clientShmDisabled: define('TRB_CLIENT_SHM_DISABLED', 'UNSUPPORTED', () =>
+    `Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.`),
+  // Triton's words for a key it cannot open (server shared_memory_manager.cc), then why we refuse it.
   shmKeyRefused: define('TRB_SHM_KEY_REFUSED', 'INVALID_ARG', (key: string, why: string) =>
-    `shared memory key ${key} is refused: ${why}; a key must name a regular file created with shm_open, directly in /dev/shm`),
+    `Unable to open shared memory region: ${key}; the key is refused: ${why}; a key must name a regular file created with shm_open, directly in /dev/shm`),
 
   // configuration
   configInvalid: define('TRB_CONFIG_INVALID', 'INVALID_ARG', (problems: string) => problems),
@@ -153,18 +189,25 @@ export const Errors = {
   outputUnknown: define('TRB_OUTPUT_UNKNOWN', 'INVALID_ARG', (model: string, output: string) =>
     `unexpected inference output ${q(output)} for model ${q(model)}`),
   outputDuplicate: define('TRB_OUTPUT_DUPLICATE', 'INVALID_ARG', (model: string, output: string) =>
-    `output ${q(output)} already exists in request (model ${q(model)}: request each output once)`),
+    `output ${q(output)} already exists in request; model ${q(model)}: request each output once`),
+  // Triton's words (server http_server.cc), then the output.
+  outputShmConflict: define('TRB_OUTPUT_SHM_CONFLICT', 'INVALID_ARG', (output: string, other: 'classification' | 'binary_data') =>
+    `Output can't set both 'shared_memory_region' and ${q(other)}; output ${q(output)}`),
   sequenceBatchSize: define('TRB_SEQUENCE_BATCH_SIZE', 'INVALID_ARG', (model: string, rows: number) =>
-    `inference request to model ${q(model)} must specify batch-size 1 due to requirements of sequence batcher (got ${rows}: send each sequence's requests one row at a time)`),
+    `inference request to model ${q(model)} must specify batch-size 1 due to requirements of sequence batcher; got ${rows}: send each sequence's requests one row at a time`),
   datatypeMismatch: define('TRB_DATATYPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string) =>
     `inference input ${q(tensor)} data-type is ${q(got)}, but model ${q(model)} expects ${q(expected)}`),
-  shapeMismatch: define('TRB_SHAPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string) =>
-    `unexpected shape for input ${q(tensor)} for model ${q(model)}. Expected ${expected}, got ${got}`),
+  // Triton's whole sentence, its note included where the model batches.
+  shapeMismatch: define('TRB_SHAPE_MISMATCH', 'INVALID_ARG', (model: string, tensor: string, expected: string, got: string, batching = false) =>
+    `unexpected shape for input ${q(tensor)} for model ${q(model)}. Expected ${expected}, got ${got}. ${batching
+      ? 'NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape. If you want to specify the full shape including the batch dim in your input dims config, try setting max_batch_size to zero. See the model configuration docs for more info on max_batch_size.'
+      : ''}`),
   batchTooLarge: define('TRB_BATCH_TOO_LARGE', 'INVALID_ARG', (model: string, batch: number, max: number) =>
-    `inference request batch-size must be <= ${max} for ${q(model)} (got ${batch})`),
+    `inference request batch-size must be <= ${max} for ${q(model)}; got ${batch}`),
   tensorSize: define('TRB_TENSOR_SIZE', 'INVALID_ARG', (tensor: string, detail: string) => `tensor ${q(tensor)}: ${detail}`),
-  badDatatype: define('TRB_BAD_DATATYPE', 'INVALID_ARG', (tensor: string, dt: string) =>
-    `tensor ${q(tensor)}: invalid datatype ${q(dt)}`),
+  // Triton's words (server http_server.cc), then ours.
+  badDatatype: defineInModel('TRB_BAD_DATATYPE', 'INVALID_ARG', (model: string | undefined, tensor: string, dt: string) =>
+    `invalid datatype for input ${tensor}; ${q(dt)} is not a datatype (BOOL, INT8..INT64, UINT8..UINT64, FP16, BF16, FP32, FP64, BYTES)${ofModel(model)}`),
   badRequest: define('TRB_BAD_REQUEST', 'INVALID_ARG', (msg: string) => msg),
   payloadTooLarge: define('TRB_PAYLOAD_TOO_LARGE', 'INVALID_ARG', (msg: string) => msg, 413),
   tooManyResponses: define('TRB_TOO_MANY_RESPONSES', 'INVALID_ARG', (model: string) =>
@@ -185,8 +228,9 @@ export const Errors = {
     `${where} parameter ${q(key.length > 64 ? `${key.slice(0, 64)}...` : key)}: its ${part} is ${bytes} bytes, more than the limit of ${max}`),
   requestRankTooLarge: define('TRB_REQUEST_RANK_TOO_LARGE', 'INVALID_ARG', (tensor: string, rank: number, max: number) =>
     `tensor ${q(tensor)}: the shape has ${rank} dimensions, more than the limit of ${max}`),
+  // Triton's words and limit (server http_server.cc, common.h), then ours.
   requestJsonTooDeep: define('TRB_REQUEST_JSON_TOO_DEEP', 'INVALID_ARG', (what: string, max: number) =>
-    `the ${what} JSON nests arrays and objects more than ${max} levels deep; tensor 'data' may nest only as deep as its shape (or be flat)`),
+    `JSON nesting depth exceeds maximum allowed limit (${max}); the ${what} JSON nests arrays and objects more than ${max} levels deep: tensor 'data' may nest only as deep as its shape (or be flat)`),
 
   requestJsonInvalid: define('TRB_REQUEST_JSON_INVALID', 'INVALID_ARG', (what: string, detail: string) =>
     `failed to parse the ${what} JSON: ${detail}`),
@@ -212,16 +256,28 @@ export const Errors = {
     'log_file cannot be changed over the API; start the server with --log-file'),
   shmRegisterInvalid: define('TRB_SHM_REGISTER_INVALID', 'INVALID_ARG', (region: string, field: string, must: string, got?: string) =>
     `register system shared memory region ${q(region)}: ${field} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
+  // Triton's words (server http_server.cc, grpc_server.cc) for a register request that lacks a part.
+  shmRegisterNameMissing: define('TRB_SHM_REGISTER_NAME_MISSING', 'INVALID_ARG', (kind: 'system' | 'cuda') =>
+    `'region name' is necessary to register ${kind} shared memory region`),
+  shmRegisterFieldMissing: define('TRB_SHM_REGISTER_FIELD_MISSING', 'INVALID_ARG', (field: string) =>
+    `Shared memory register request has no ${q(field)} field`),
   cudaShmUnsupported: define('TRB_CUDA_SHM_UNSUPPORTED', 'INVALID_ARG', (region: string) =>
-    `failed to register CUDA shared memory region: ${q(region)}, GPUs not supported: this server runs on CPU; use system shared memory`),
+    `failed to register CUDA shared memory region: ${q(region)}, GPUs not supported; this server runs on CPU: use system shared memory`),
   cudaShmRegionNotFound: define('TRB_CUDA_SHM_REGION_NOT_FOUND', 'NOT_FOUND', (region: string) =>
-    `Unable to find cuda shared memory region: ${q(region)} (this server runs on CPU: no CUDA region is ever registered)`),
+    `Unable to find cuda shared memory region: ${q(region)}; this server runs on CPU: no CUDA region is ever registered`),
 
   // HTTP front end (src/frontend/http/): sizes, timeouts, malformed requests, TLS
-  httpInputTooLarge: define('TRB_HTTP_INPUT_TOO_LARGE', 'INVALID_ARG', (what: string, limit: number) =>
-    `${what} exceeds the maximum allowed value of ${limit} bytes; use --http-max-input-size to increase the limit`, 413),
-  httpEncodingUnsupported: define('TRB_HTTP_ENCODING_UNSUPPORTED', 'INVALID_ARG', (encoding: string) =>
-    `Content-Encoding ${q(encoding.slice(0, 64))} is not supported; use gzip, deflate or identity`, 415),
+  // Triton's words and status (server http_server.cc, data_compressor.h) for a raw body, a JSON
+  // body and an inflated one past --http-max-input-size; a body with a binary section is ours.
+  httpInputTooLarge: define('TRB_HTTP_INPUT_TOO_LARGE', 'INVALID_ARG', (body: 'raw' | 'json' | 'decompressed' | 'body', bytes: number | undefined, limit: number, partial = false) =>
+    `${body === 'raw' ? `Raw input has a byte_size (${bytes} bytes) that exceeds the maximum allowed value of ${limit} bytes`
+      : body === 'json' ? `request JSON size of ${bytes} bytes exceeds the maximum allowed input size of ${limit} bytes`
+        : body === 'decompressed' ? `Decompressed data size exceeds the maximum allowed value of ${limit} bytes`
+          : `the request body${bytes === undefined ? '' : ` of ${bytes} bytes`} exceeds the maximum allowed value of ${limit} bytes`
+    }. Use --http-max-input-size to increase the limit.${partial ? `; it was refused when ${bytes} bytes had arrived, before its end (it was sent without a Content-Length)` : ''}`),
+  // Triton's words and status (server http_server.cc), with Accept-Encoding: gzip, deflate.
+  httpEncodingUnsupported: define('TRB_HTTP_ENCODING_UNSUPPORTED', 'UNSUPPORTED', (encoding: string) =>
+    `Unsupported compression type; Content-Encoding ${q(encoding.slice(0, 64))} is not supported: use gzip, deflate or identity`),
   httpBodyUndecodable: define('TRB_HTTP_BODY_UNDECODABLE', 'INVALID_ARG', (detail: string) =>
     `could not decompress the request body (Content-Encoding): ${detail}`),
   httpTimeout: define('TRB_HTTP_TIMEOUT', 'INVALID_ARG', (what: string, secs: number, flag: string) =>
@@ -278,12 +334,16 @@ export const Errors = {
   requestOutputsNotArray: define('TRB_REQUEST_OUTPUTS_NOT_ARRAY', 'INVALID_ARG', () => `'outputs' must be an array`),
   requestOutputInvalid: define('TRB_REQUEST_OUTPUT_INVALID', 'INVALID_ARG', (index: number) =>
     `requested output ${index} must be an object with a string 'name'`),
+  // Triton's words (core infer_request.cc), then the model.
   inputDuplicate: define('TRB_INPUT_DUPLICATE', 'INVALID_ARG', (model: string, input: string) =>
-    `input ${q(input)} already exists in request (model ${q(model)}: send each input once)`),
+    `input ${q(input)} already exists in request; model ${q(model)}: send each input once`),
+  inputNoBatchDim: define('TRB_INPUT_NO_BATCH_DIM', 'INVALID_ARG', (model: string, input: string) =>
+    `input ${q(input)} has no shape but model requires batch dimension for ${q(model)}`),
   inputBatchMismatch: define('TRB_INPUT_BATCH_MISMATCH', 'INVALID_ARG', (model: string, input: string, rows: number, batch: number) =>
-    `model ${q(model)}: input ${q(input)} batch size ${rows} does not match ${batch} of the other inputs`),
+    `input ${q(input)} batch size does not match other inputs for ${q(model)}; it has ${rows} rows, the other inputs ${batch}`),
+  // Triton's words (server classification.cc), then ours.
   classificationDatatype: define('TRB_CLASSIFICATION_DATATYPE', 'INVALID_ARG', (output: string, datatype: string) =>
-    `output ${q(output)}: classification needs a numeric output, got ${datatype}`),
+    `class result not available for output due to unsupported type ${q(datatype)}; output ${q(output)}: classification needs a numeric output`),
   classificationCount: define('TRB_CLASSIFICATION_COUNT', 'INVALID_ARG', (output: string, k: unknown) =>
     `output ${q(output)}: classification count must be a positive integer, got ${String(k)}`),
   generateShapeMismatch: define('TRB_GENERATE_SHAPE_MISMATCH', 'INVALID_ARG', (tensor: string, count: number, shape: string) =>
@@ -295,6 +355,9 @@ export const Errors = {
   tensorShapeMissing: define('TRB_TENSOR_SHAPE_MISSING', 'INVALID_ARG', (tensor: string) => `tensor ${q(tensor)}: missing 'shape'`),
   tensorShapeInvalid: define('TRB_TENSOR_SHAPE_INVALID', 'INVALID_ARG', (tensor: string, got?: string) =>
     `tensor ${q(tensor)}: 'shape' must be an array of non-negative integers${got === undefined ? '' : `, got ${got}`}`),
+  // Triton's words (server http_server.cc) for a dimension below 0.
+  tensorShapeNegative: defineInModel('TRB_TENSOR_SHAPE_NEGATIVE', 'INVALID_ARG', (model: string | undefined, tensor: string, shape: string) =>
+    `invalid shape for input ${q(tensor)}: shape ${shape} contains one or more invalid dimensions; a dimension is 0 or more${ofModel(model)}`),
   tensorParameterInvalid: define('TRB_TENSOR_PARAMETER_INVALID', 'INVALID_ARG', (tensor: string, key: string, must: string, got?: string) =>
     `tensor ${q(tensor)}: parameter ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
   tensorShmSizeMissing: define('TRB_TENSOR_SHM_SIZE_MISSING', 'INVALID_ARG', (tensor: string, region: string) =>
@@ -307,24 +370,38 @@ export const Errors = {
     `tensor ${q(tensor)}: 'data' must be an array, got ${got}`),
   tensorDataType: define('TRB_TENSOR_DATA_TYPE', 'INVALID_ARG', (tensor: string, datatype: string, must: string) =>
     `tensor ${q(tensor)}: ${datatype} data must be ${must}`),
-  tensorJsonDatatype: define('TRB_TENSOR_JSON_DATATYPE', 'INVALID_ARG', (tensor: string, datatype: string) =>
-    `tensor ${q(tensor)}: ${datatype} data cannot be sent as JSON; use the binary tensor extension (input parameter binary_data_size)`),
+  // Triton's words (server http_server.cc), then ours.
+  tensorJsonDatatype: defineInModel('TRB_TENSOR_JSON_DATATYPE', 'INVALID_ARG', (model: string | undefined, tensor: string, datatype: string) =>
+    `receiving ${datatype} data via JSON is not supported. Please use the binary data format for input ${tensor}; give it input parameter binary_data_size${ofModel(model)}`),
   tensorElementCount: define('TRB_TENSOR_ELEMENT_COUNT', 'INVALID_ARG', (tensor: string, shape: string, count: number, got: number, field = 'data') =>
     `tensor ${q(tensor)}: shape ${shape} has ${count} elements but ${field} has ${got}`),
+  // Triton's words (server http_server.cc): 'data' with more or fewer elements than the shape.
+  // Triton answers 500 (docs/errors.md).
+  tensorDataCount: defineInModel('TRB_TENSOR_DATA_COUNT', 'INVALID_ARG', (model: string | undefined, tensor: string, datatype: string, shape: string, count: number, got: number) =>
+    `${got > count ? `Unable to parse 'data': ${datatype === 'BYTES' ? 'shape' : 'Shape'} does not match true shape of 'data' field` : "Failed to parse 'data' field: shape does not match true shape"
+    }; input ${q(tensor)}${forModel(model)}: shape ${shape} has ${count} elements but 'data' has ${got}`),
   tensorElementInvalid: define('TRB_TENSOR_ELEMENT_INVALID', 'INVALID_ARG', (tensor: string, datatype: string | undefined, index: number, must: string, got: string) =>
     `tensor ${q(tensor)}: ${datatype === undefined ? '' : `${datatype} `}element ${index} must be ${must}, got ${got}`),
   tensorElementRange: define('TRB_TENSOR_ELEMENT_RANGE', 'INVALID_ARG', (tensor: string, index: number, value: string, range: string) =>
     `tensor ${q(tensor)}: element ${index} value ${value} is out of range for ${range}`),
   tensorBytesMalformed: define('TRB_TENSOR_BYTES_MALFORMED', 'INVALID_ARG', (tensor: string, detail: string) =>
     `tensor ${q(tensor)}: BYTES ${detail}`),
-  tensorByteSize: define('TRB_TENSOR_BYTE_SIZE', 'INVALID_ARG', (tensor: string, got: number, datatype: string, shape: string, expected: number, count: number, size: number) =>
-    `tensor ${q(tensor)}: unexpected byte size ${got} for ${datatype} ${shape}, expected ${expected} (${count} elements x ${size} bytes)`),
+  // Triton's words (core infer_request.cc) for BYTES data with more or fewer elements than the shape.
+  tensorBytesCount: defineInModel('TRB_TENSOR_BYTES_COUNT', 'INVALID_ARG', (model: string | undefined, tensor: string, expected: number, got: number, detail = '') =>
+    `${got > expected
+      ? `unexpected number of string elements ${got} for inference input ${q(tensor)}${forModel(model)}, expecting ${expected}`
+      : `expected ${expected} string elements for inference input ${q(tensor)}${forModel(model)}, got ${got}`}${detail ? `; ${detail}` : ''}`),
+  tensorBytesIndicator: defineInModel('TRB_TENSOR_BYTES_INDICATOR', 'INVALID_ARG', (model: string | undefined, tensor: string, have: number, element: number) =>
+    `incomplete string length indicator for inference input ${q(tensor)}${forModel(model)}, expecting 4 bytes but only ${have} bytes available. Please make sure the string length indicator is in one buffer.; element ${element} has ${have} bytes left for its 4-byte length`),
+  // Triton's words (core infer_request.cc), then ours.
+  tensorByteSize: defineInModel('TRB_TENSOR_BYTE_SIZE', 'INVALID_ARG', (model: string | undefined, tensor: string, got: number, datatype: string, shape: string, expected: number, count: number, size: number) =>
+    `input byte size mismatch for input ${q(tensor)}${forModel(model)}. Expected ${expected}, got ${got}; ${datatype} ${shape} is ${count} elements x ${size} bytes`),
   tensorNotBytes: define('TRB_TENSOR_NOT_BYTES', 'INVALID_ARG', (tensor: string, datatype: string) =>
     `tensor ${q(tensor)}: is ${datatype}, not BYTES`),
   tensorReshape: define('TRB_TENSOR_RESHAPE', 'INVALID_ARG', (tensor: string, from: string, to: string) =>
     `tensor ${q(tensor)}: cannot reshape ${from} to ${to}`),
   outputShmTooSmall: define('TRB_OUTPUT_SHM_TOO_SMALL', 'INVALID_ARG', (model: string, output: string, size: number, need: number) =>
-    `model ${q(model)}: shared memory size specified with the request for output ${q(output)} (${size} bytes) should be at least ${need} bytes to hold the results`),
+    `shared memory size specified with the request for output ${q(output)} (${size} bytes) should be at least ${need} bytes to hold the results; model ${q(model)}`),
 
   // binary tensor extension (src/protocol/binary-tensor.ts: Inference-Header-Content-Length)
   binaryHeaderLengthInvalid: define('TRB_BINARY_HEADER_LENGTH_INVALID', 'INVALID_ARG', (got: string) =>
@@ -337,32 +414,36 @@ export const Errors = {
     `tensor ${q(tensor)}: binary_data_size ${size} exceeds the ${left} bytes of binary data left after the JSON header`),
   binaryDataUnclaimed: define('TRB_BINARY_DATA_UNCLAIMED', 'INVALID_ARG', (bytes: number) =>
     `${bytes} bytes of binary data after the JSON header are not claimed by any input's binary_data_size`),
-  binaryDataSize: define('TRB_BINARY_DATA_SIZE', 'INVALID_ARG', (tensor: string, got: number, datatype: string, shape: string, expected: number, count: number, size: number) =>
-    `tensor ${q(tensor)}: binary_data_size ${got} does not match ${datatype} ${shape}: expected ${expected} bytes (${count} elements x ${size})`),
+  binaryDataSize: defineInModel('TRB_BINARY_DATA_SIZE', 'INVALID_ARG', (model: string | undefined, tensor: string, got: number, datatype: string, shape: string, expected: number, count: number, size: number) =>
+    `input byte size mismatch for input ${q(tensor)}${forModel(model)}. Expected ${expected}, got ${got}; binary_data_size ${got} does not match ${datatype} ${shape} (${count} elements x ${size} bytes)`),
+  // Triton's words (core infer_request.cc), then ours.
   rawBinaryInputCount: define('TRB_RAW_BINARY_INPUT_COUNT', 'INVALID_ARG', (model: string, count: number) =>
-    `model ${q(model)}: a raw binary request (Inference-Header-Content-Length: 0) needs a model with exactly one input, this one has ${count}`),
+    `Raw request must only have 1 input (found 1) to be deduced but got ${count} inputs in ${q(model)} model configuration; a raw binary request (Inference-Header-Content-Length: 0) is for a model with one input`),
   rawBinaryBytesShape: define('TRB_RAW_BINARY_BYTES_SHAPE', 'INVALID_ARG', (model: string, input: string, shape: string) =>
-    `model ${q(model)}: a raw binary BYTES request needs input ${q(input)} to hold one element, its shape is ${shape}`),
+    `For BYTE datatype raw input ${q(input)}, the model must have input shape [1]; model ${q(model)} gives it ${shape}`),
   rawBinaryVariableDims: define('TRB_RAW_BINARY_VARIABLE_DIMS', 'INVALID_ARG', (model: string, input: string, shape: string) =>
-    `model ${q(model)}: a raw binary request needs input ${q(input)} to have at most one variable dimension, its shape is ${shape}`),
-  rawBinarySize: define('TRB_RAW_BINARY_SIZE', 'INVALID_ARG', (tensor: string, bytes: number, datatype: string, row: number) =>
-    `tensor ${q(tensor)}: raw body of ${bytes} bytes is not a whole number of ${datatype} rows of ${row} bytes`),
-
+    `The shape of the raw input ${q(input)} can not be deduced because there are more than one variable-sized dimension; model ${q(model)} gives it ${shape}`),
+  rawBinarySize: defineInModel('TRB_RAW_BINARY_SIZE', 'INVALID_ARG', (model: string | undefined, tensor: string, bytes: number, datatype: string, row: number) =>
+    `input byte size mismatch for input ${q(tensor)}${forModel(model)}. Expected ${row > 0 ? Math.floor(bytes / row) * row : 0}, got ${bytes}; a raw body of ${bytes} bytes is not a whole number of ${datatype} rows of ${row} bytes`),
   // gRPC tensor contents (src/protocol/grpc/: typed contents, raw_input_contents, shared memory)
   grpcDimensionInvalid: define('TRB_GRPC_DIMENSION_INVALID', 'INVALID_ARG', (model: string, input: string, dim: string) =>
     `model ${q(model)}, input ${q(input)}: invalid dimension ${dim} in shape`),
   grpcContentsNoField: define('TRB_GRPC_CONTENTS_NO_FIELD', 'INVALID_ARG', (tensor: string, datatype: string) =>
     `tensor ${q(tensor)}: ${datatype} data must be sent in raw_input_contents: InferTensorContents has no field for ${datatype}`),
-  grpcContentsWrongField: define('TRB_GRPC_CONTENTS_WRONG_FIELD', 'INVALID_ARG', (tensor: string, datatype: string, field: string, given: string) =>
-    `tensor ${q(tensor)}: datatype ${datatype} expects its data in ${field}, but ${given} was given`),
+  // Triton's words (server grpc infer_handler.cc): data in a field that is not its datatype's.
+  grpcContentsWrongField: defineInModel('TRB_GRPC_CONTENTS_WRONG_FIELD', 'INVALID_ARG', (model: string | undefined, tensor: string, datatype: string, field: string | undefined, given: string) =>
+    `unexpected explicit tensor data for input tensor ${q(tensor)}${forModel(model)} of type ${q(CONTENTS_TYPE[given] ?? given)}, expected datatype ${q(datatype)}; ${field ? `${datatype} data goes in ${field}` : `${datatype} data must be sent in raw_input_contents`}, not ${given}`),
+  // Triton's words (core infer_request.cc) for typed contents with more or fewer values than the shape.
+  grpcContentsCount: defineInModel('TRB_GRPC_CONTENTS_COUNT', 'INVALID_ARG', (model: string | undefined, tensor: string, datatype: string, shape: string, count: number, got: number, field: string, size: number) =>
+    `input byte size mismatch for input ${q(tensor)}${forModel(model)}. Expected ${count * size}, got ${got * size}; ${datatype} ${shape} has ${count} elements but ${field} has ${got}`),
   grpcContentsWithRaw: define('TRB_GRPC_CONTENTS_WITH_RAW', 'INVALID_ARG', (model: string, input: string) =>
     `contents field must not be specified when using raw_input_contents for ${q(input)} for model ${q(model)}`),
-  grpcShmAndContents: define('TRB_GRPC_SHM_AND_CONTENTS', 'INVALID_ARG', (where: string) =>
-    `${where}: give the data either in shared memory or in contents, not both`),
+  grpcShmAndContents: define('TRB_GRPC_SHM_AND_CONTENTS', 'INVALID_ARG', (model: string, input: string) =>
+    `unexpected 'content' provided when using shared memory for input tensor ${q(input)} for model ${q(model)}; give the data either in shared memory or in contents`),
   grpcShmParameterInvalid: define('TRB_GRPC_SHM_PARAMETER_INVALID', 'INVALID_ARG', (where: string, key: string, must: string, got?: string) =>
     `${where}: ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
-  grpcInputNoData: define('TRB_GRPC_INPUT_NO_DATA', 'INVALID_ARG', (where: string) =>
-    `${where}: no data; give contents, raw_input_contents or shared-memory parameters`),
+  grpcInputNoData: define('TRB_GRPC_INPUT_NO_DATA', 'INVALID_ARG', (model: string, input: string) =>
+    `unable to find data for input tensor ${q(input)} for model ${q(model)} in request.; give contents, raw_input_contents or shared-memory parameters`),
   grpcRawContentsShort: define('TRB_GRPC_RAW_CONTENTS_SHORT', 'INVALID_ARG', (where: string, count: number) =>
     `${where}: raw_input_contents has ${count} entries, fewer than the inputs that need one`),
   grpcRawContentsCount: define('TRB_GRPC_RAW_CONTENTS_COUNT', 'INVALID_ARG', (model: string, expected: number, got: number) =>
@@ -373,22 +454,25 @@ export const Errors = {
   // system shared memory registry (src/frontend/shm/)
   shmSizeInvalid: define('TRB_SHM_SIZE_INVALID', 'INVALID_ARG', (what: string, got: number | bigint) =>
     `${what} must be a non-negative integer, got ${got}`),
-  shmRegionUnknown: define('TRB_SHM_REGION_UNKNOWN', 'INVALID_ARG', (region: string) =>
-    `Unable to find system shared memory region: ${q(region)}`),
+  // Triton's words and status (server shared_memory_manager.cc) for a tensor placed in a region
+  // that is not registered, which is every region while client shared memory is off.
+  shmRegionUnknown: define('TRB_SHM_REGION_UNKNOWN', 'NOT_FOUND', (region: string, clientShmOff = false) =>
+    `Unable to find shared memory region: ${q(region)}${clientShmOff ? "; client shared memory is disabled: start the server with '--allow-client-shm=true' to enable it" : ''}`),
   shmRegionNotFound: define('TRB_SHM_REGION_NOT_FOUND', 'NOT_FOUND', (region: string) =>
     `Unable to find system shared memory region: ${q(region)}`),
   shmRegionExists: define('TRB_SHM_REGION_EXISTS', 'ALREADY_EXISTS', (region: string) =>
     `shared memory region ${q(region)} already in manager`),
   shmRangeOutside: define('TRB_SHM_RANGE_OUTSIDE', 'INVALID_ARG', (verb: string, bytes: number, offset: number, region: string, size: number) =>
-    `cannot ${verb} ${bytes} bytes at offset ${offset} of shared memory region ${q(region)}: the region holds ${size} bytes`),
+    `${offset >= size ? 'Invalid offset' : 'Invalid offset + byte size'} for shared memory region: ${q(region)}; cannot ${verb} ${bytes} bytes at offset ${offset}: the region holds ${size} bytes`),
   shmKeyTooSmall: define('TRB_SHM_KEY_TOO_SMALL', 'INVALID_ARG', (region: string, offset: number, bytes: number, key: string, size: number) =>
-    `shared memory region ${q(region)}: offset ${offset} + byte_size ${bytes} exceeds the size of key ${q(key)} (${size} bytes)`),
+    `failed to register shared memory region ${q(region)}: invalid args; offset ${offset} + byte_size ${bytes} exceeds the size of key ${q(key)} (${size} bytes)`),
   shmKeyTruncated: define('TRB_SHM_KEY_TRUNCATED', 'INVALID_ARG', (region: string, key: string, end: number) =>
     `shared memory region ${q(region)}: key ${q(key)} ends before offset ${end} (was the object truncated?)`),
+  // Triton's words (server shared_memory_manager.cc); Triton answers 500 (docs/errors.md).
   shmKeyMissing: define('TRB_SHM_KEY_MISSING', 'INVALID_ARG', (region: string, key: string) =>
-    `Unable to open shared memory region ${q(region)}: key ${key} does not exist in /dev/shm (create it with shm_open and ftruncate first)`),
+    `Unable to open shared memory region: ${key}; no such key in /dev/shm for region ${q(region)} (create it with shm_open and ftruncate first)`),
   shmKeyOpenFailed: define('TRB_SHM_KEY_OPEN_FAILED', 'INVALID_ARG', (region: string, key: string, code: string) =>
-    `Unable to open shared memory region ${q(region)}: key ${key}: ${code}`),
+    `Unable to open shared memory region: ${key}; region ${q(region)}: ${code}`),
 
   // server, front ends and repository operations
   httpNoRoute: define('TRB_HTTP_NO_ROUTE', 'NOT_FOUND', (method: string, path: string) => `no route for ${method} ${path}`),
@@ -510,12 +594,14 @@ export const Errors = {
     `model ${q(model)}: the stream's client is not taking its responses (${held} bytes waiting, bound ${bound}, ${flag}); the request was cancelled. Read the stream as it arrives, or let the model wait for its client (a TypeScript model: await sender.send(...))`),
 
   // sequences
+  // Triton's words (core sequence_batch_scheduler.cc, sequence_utils.h), then ours.
   sequenceUnknown: define('TRB_SEQUENCE_UNKNOWN', 'INVALID_ARG', (model: string, id: string) =>
-    `model ${q(model)}: inference request for sequence ${id} must specify the START flag on the first request of the sequence`),
+    `inference request for sequence ${id} to model ${q(model)} must specify the START flag on the first request of the sequence`),
   sequenceMissingId: define('TRB_SEQUENCE_MISSING_ID', 'INVALID_ARG', (model: string) =>
-    `model ${q(model)}: inference request to a sequence batcher must specify a non-zero or non-empty correlation ID (sequence_id)`),
+    `inference request to model ${q(model)} must specify a non-zero or non-empty correlation ID; send it as the request's sequence_id parameter`),
+  // Triton answers a request to a sequence its idle timer released as one never started.
   sequenceIdleReleased: define('TRB_SEQUENCE_IDLE_RELEASED', 'INVALID_ARG', (model: string, id: string, idleUs: number) =>
-    `model ${q(model)}: sequence ${id} was released after being idle for more than ${idleUs} microseconds (max_sequence_idle_microseconds); start it again with the START flag`),
+    `inference request for sequence ${id} to model ${q(model)} must specify the START flag on the first request of the sequence; it was released after being idle for more than ${idleUs} microseconds (max_sequence_idle_microseconds): start it again with the START flag`),
   sequenceCorrId: define('TRB_SEQUENCE_CORRID', 'INVALID_ARG', (model: string, input: string, id: string, datatype: string) =>
     `model ${q(model)}: correlation ID ${id} cannot be given to control input ${q(input)} of type ${datatype}`),
 
@@ -602,10 +688,20 @@ const TENSOR_LEVEL: ReadonlySet<string> = new Set([
   Errors.tensorElementInvalid, Errors.tensorElementRange, Errors.tensorBytesMalformed, Errors.tensorByteSize,
   Errors.tensorNotBytes, Errors.tensorReshape, Errors.binaryDataMissing, Errors.binaryDataShort, Errors.binaryDataSize,
   Errors.rawBinarySize, Errors.grpcContentsNoField, Errors.grpcContentsWrongField, Errors.generateShapeMismatch,
+  Errors.tensorShapeNegative, Errors.tensorDataCount, Errors.tensorBytesCount, Errors.tensorBytesIndicator, Errors.grpcContentsCount,
 ].map((d) => d.code));
 
 export function isTensorLevelError(e: unknown): e is TributaryError {
   return e instanceof TributaryError && TENSOR_LEVEL.has(e.code);
+}
+
+/**
+ * A tensor-level error naming its model: rebuilt with it where the message is Triton's sentence
+ * (defineInModel), else prefixed "model '<m>': ".
+ */
+export function inModel(e: TributaryError, model: string): TributaryError {
+  const rebuild = IN_MODEL.get(e);
+  return rebuild ? rebuild(model) : e.withContext(`model ${q(model)}`);
 }
 
 /**

@@ -31,7 +31,7 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
     if (expected !== t.datatype) throw Errors.datatypeMismatch(model, t.name, expected ?? spec.data_type, t.datatype);
     let shape = t.shape;
     if (batching) {
-      if (shape.length === 0) throw Errors.shapeMismatch(model, t.name, formatShape([-1, ...spec.dims]), formatShape(shape));
+      if (shape.length === 0) throw Errors.inputNoBatchDim(model, t.name);
       const rows = shape[0]!;
       if (batchSize === -1) batchSize = rows;
       else if (rows !== batchSize) {
@@ -42,7 +42,7 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
     }
     if (!shapeMatches(spec.dims, shape) && !(spec.reshape && shapeMatches(spec.reshape.shape, shape))) {
       const want = batching ? [-1, ...spec.dims] : spec.dims;
-      throw Errors.shapeMismatch(model, t.name, formatShape(want), formatShape(t.shape));
+      throw Errors.shapeMismatch(model, t.name, formatShape(want), formatShape(t.shape), batching);
     }
     let tensor = t;
     if (spec.reshape && !shapeMatches(spec.reshape.shape, shape)) {

@@ -4,7 +4,7 @@
  * appear in the JSON. Inputs become zero-copy views over the body (`tensorFromBytes`).
  * https://github.com/triton-inference-server/server/blob/main/docs/protocol/extension_binary_data.md
  */
-import { Errors } from '../errors.js';
+import { Errors, inModel, isTensorLevelError } from '../errors.js';
 import {
   elementCount, elementSize, formatShape, tensorByteSize, tensorFromBytes, tensorToBytes, writeTensorBytes,
   type DataType, type Tensor,
@@ -78,6 +78,19 @@ export function binaryInput(name: string, datatype: DataType, shape: readonly nu
  * BYTES the body is one element (no length prefix).
  */
 export function rawBodyInput(
+  body: Uint8Array,
+  model: string,
+  inputs: readonly { name: string; datatype: DataType; shape: readonly number[] }[],
+  maxBatchSize: number,
+): Tensor {
+  try {
+    return rawInput(body, model, inputs, maxBatchSize);
+  } catch (e) {
+    throw isTensorLevelError(e) ? inModel(e, model) : e;
+  }
+}
+
+function rawInput(
   body: Uint8Array,
   model: string,
   inputs: readonly { name: string; datatype: DataType; shape: readonly number[] }[],

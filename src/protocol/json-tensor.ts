@@ -73,7 +73,7 @@ export function tensorFromJson(name: string, datatype: DataType, shape: readonly
   const flat = flatten(data);
   const count = elementCount(shape);
   if (flat.length !== count) {
-    throw Errors.tensorElementCount(name, formatShape(shape), count, flat.length, "'data'");
+    throw Errors.tensorDataCount(name, datatype, formatShape(shape), count, flat.length);
   }
   if (datatype === 'BYTES') {
     const out: Uint8Array[] = new Array(count);

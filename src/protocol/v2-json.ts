@@ -4,7 +4,7 @@
  * InferenceRequest from protobuf. Server side: `decodeInferRequest`, `encodeInferResponse`.
  * Client side (bench, tests, SDK): `encodeInferRequest`, `decodeInferResponse`.
  */
-import { Errors, isTensorLevelError } from '../errors.js';
+import { Errors, inModel, isTensorLevelError } from '../errors.js';
 import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor } from '../tensor/index.js';
 import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../inference/index.js';
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
@@ -65,10 +65,9 @@ function readShape(name: string, v: unknown): number[] {
   if (!Array.isArray(v)) throw Errors.tensorShapeInvalid(name);
   checkRank(name, v.length);
   for (const d of v) {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
-      throw Errors.tensorShapeInvalid(name, stringifyExact(v));
-    }
+    if (typeof d !== 'number' || !Number.isSafeInteger(d)) throw Errors.tensorShapeInvalid(name, stringifyExact(v));
   }
+  for (const d of v as number[]) if (d < 0) throw Errors.tensorShapeNegative(name, `[${v.join(',')}]`);
   return v as number[];
 }
 
@@ -138,7 +137,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
       t = decodeInput(json.inputs[i], i, ctx, cursor);
     } catch (e) {
       // The codec names the tensor; the model is named here, as the gRPC decoder does.
-      throw isTensorLevelError(e) ? e.withContext(`model '${ctx.model}'`) : e;
+      throw isTensorLevelError(e) ? inModel(e, ctx.model) : e;
     }
     if (seen.has(t.name)) throw Errors.inputDuplicate(ctx.model, t.name);
     seen.add(t.name);
@@ -161,6 +160,8 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
       if (p?.classification !== undefined) uintParam(o.name, 'classification', p.classification);
       const shm = placement(o.name, p);
       if (shm) {
+        if (p?.classification !== undefined) throw Errors.outputShmConflict(o.name, 'classification');
+        if (p?.binary_data === true) throw Errors.outputShmConflict(o.name, 'binary_data');
         if (!ctx.sharedMemory) noShm(shm.region);
         (encoding.sharedMemory ??= {})[o.name] = shm;
       }

@@ -164,7 +164,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   };
 
   const controlAllowed = (what: string) => {
-    if (repository.mode !== 'explicit') throw Errors.modelControlDisabled(what);
+    if (repository.mode !== 'explicit') throw Errors.modelControlDisabled(what, repository.mode);
   };
   const loadModel = async (name: string, o?: LoadOptions) => {
     controlAllowed(`load '${name}'`);

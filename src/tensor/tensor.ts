@@ -76,16 +76,20 @@ export function tensorFromBytes(name: string, datatype: DataType, shape: readonl
   if (datatype === 'BYTES') {
     const out: Uint8Array[] = new Array(count);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // Elements are counted as Triton's core counts them (infer_request.cc), so a count that is off
+    // is refused in its words: bytes left after the last element start one more.
     let p = 0;
-    for (let i = 0; i < count; i++) {
-      if (p + 4 > bytes.byteLength) throw Errors.tensorBytesMalformed(name, `data ends before element ${i} of ${count} (need a 4-byte length at offset ${p}, have ${bytes.byteLength} bytes)`);
+    let i = 0;
+    for (; p < bytes.byteLength; i++) {
+      if (bytes.byteLength - p < 4) throw Errors.tensorBytesIndicator(name, bytes.byteLength - p, i);
+      if (i === count) throw Errors.tensorBytesCount(name, count, i + 1, `${bytes.byteLength - p} bytes follow the last of the shape's ${count} elements`);
       const len = view.getUint32(p, true);
       p += 4;
       if (p + len > bytes.byteLength) throw Errors.tensorBytesMalformed(name, `element ${i} declares ${len} bytes but only ${bytes.byteLength - p} remain`);
       out[i] = bytes.subarray(p, p + len);
       p += len;
     }
-    if (p !== bytes.byteLength) throw Errors.tensorBytesMalformed(name, `data has ${bytes.byteLength - p} trailing bytes after ${count} elements`);
+    if (i !== count) throw Errors.tensorBytesCount(name, count, i);
     return { name, datatype, shape: [...shape], data: out };
   }
   const size = elementSize(datatype);

@@ -39,7 +39,10 @@ test('binary size must match datatype and shape', () => {
     { code: Errors.binaryDataSize.code });
   const bytes = frameBinary('', [createTensor('s', 'BYTES', [2], ['ab', 'c'])]).body;
   assert.deepEqual(tensorStrings(binaryInput('s', 'BYTES', [2], bytes)), ['ab', 'c']);
-  assert.throws(() => binaryInput('s', 'BYTES', [3], bytes), { code: Errors.tensorBytesMalformed.code });
+  assert.throws(() => binaryInput('s', 'BYTES', [3], bytes), { code: Errors.tensorBytesCount.code, message: "expected 3 string elements for inference input 's', got 2" });
+  assert.throws(() => binaryInput('s', 'BYTES', [1], bytes), { code: Errors.tensorBytesCount.code, message: /^unexpected number of string elements 2 for inference input 's', expecting 1; / });
+  assert.throws(() => binaryInput('s', 'BYTES', [2], Buffer.concat([bytes, Buffer.alloc(2)])), { code: Errors.tensorBytesIndicator.code, message: /^incomplete string length indicator for inference input 's', expecting 4 bytes but only 2 bytes available/ });
+  assert.throws(() => binaryInput('s', 'BYTES', [2], bytes.subarray(0, bytes.byteLength - 1)), { code: Errors.tensorBytesMalformed.code });
 });
 
 test('raw body: batch dim 1, one variable dim solved', () => {

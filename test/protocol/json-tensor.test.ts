@@ -37,7 +37,8 @@ test('bad elements name the tensor, index and problem', () => {
   assert.throws(() => tensorFromJson('x', 'BOOL', [1], [1]), { code: Errors.tensorElementInvalid.code });
   assert.throws(() => tensorFromJson('x', 'BYTES', [1], [5]), { code: Errors.tensorElementInvalid.code });
   assert.throws(() => tensorFromJson('x', 'FP16', [1], [1]), { code: Errors.tensorJsonDatatype.code });
-  assert.throws(() => tensorFromJson('x', 'FP32', [3], [1, 2]), { code: Errors.tensorElementCount.code });
+  assert.throws(() => tensorFromJson('x', 'FP32', [3], [1, 2]), { code: Errors.tensorDataCount.code, message: /^Failed to parse 'data' field: shape does not match true shape; / });
+  assert.throws(() => tensorFromJson('x', 'FP32', [1], [1, 2]), { code: Errors.tensorDataCount.code, message: /^Unable to parse 'data': Shape does not match true shape of 'data' field; / });
   assert.throws(() => tensorFromJson('x', 'UINT64', [1], [-1]), { code: Errors.tensorElementRange.code });
   assert.throws(() => tensorFromJson('x', 'FP32', [1], 5), { code: Errors.tensorDataNotArray.code });
 });

@@ -108,7 +108,8 @@ test('malformed requests get their own error codes', () => {
     [{ inputs: [{ name: 'x', datatype: 'FP33', shape: [1], data: [1] }] }, Errors.badDatatype],
     [{ inputs: [{ name: 'x', shape: [1], data: [1] }] }, Errors.tensorDatatypeMissing],
     [{ inputs: [{ name: 'x', datatype: 'FP32', data: [1] }] }, Errors.tensorShapeMissing],
-    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [-1], data: [1] }] }, Errors.tensorShapeInvalid],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [-1], data: [1] }] }, Errors.tensorShapeNegative],
+    [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1.5], data: [1] }] }, Errors.tensorShapeInvalid],
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1] }] }, Errors.tensorDataMissing],
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameters: { binary_data_size: 4 } }] }, Errors.tensorDataSources],
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }, { name: 'x', datatype: 'FP32', shape: [1], data: [1] }] }, Errors.inputDuplicate],
@@ -120,6 +121,8 @@ test('malformed requests get their own error codes', () => {
     [{ inputs: [], outputs: [{}] }, Errors.requestOutputInvalid],
     [{ inputs: [], outputs: [{ name: 'o', parameters: { binary_data: 1 } }] }, Errors.tensorParameterInvalid],
     [{ inputs: [], outputs: [{ name: 'o', parameters: { classification: -2 } }] }, Errors.tensorParameterInvalid],
+    [{ inputs: [], outputs: [{ name: 'o', parameters: { classification: 2, shared_memory_region: 'r', shared_memory_byte_size: 8 } }] }, Errors.outputShmConflict],
+    [{ inputs: [], outputs: [{ name: 'o', parameters: { binary_data: true, shared_memory_region: 'r', shared_memory_byte_size: 8 } }] }, Errors.outputShmConflict],
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameters: 3 }] }, Errors.requestParametersNotObject],
     [{ inputs: [], outputs: [{ name: 'o', parameters: { shared_memory_region: 'r' } }] }, Errors.tensorShmSizeMissing],
   ];

@@ -28,7 +28,7 @@ test('--load-model with an invalid name is reported at start and keeps the serve
       assert.equal(server.modelReady('addk'), true);
       const bad = (await server.repositoryIndex()).find((m) => m.name === '../addk');
       assert.equal(bad?.state, 'UNAVAILABLE');
-      assert.match(bad!.reason, /^invalid model name "\.\.\/addk": it contains a path separator/);
+      assert.match(bad!.reason, /^invalid model name '\.\.\/addk', model name must not contain path traversal characters; it contains a path separator/);
       assert.equal(server.isReady(), false, 'a start-up failure holds readiness back, as before');
     });
   } finally {

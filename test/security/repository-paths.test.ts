@@ -332,7 +332,7 @@ for (const [transport, model, prefix] of [
   ['http', 'warmup_dotdot', /^load failed for model 'warmup_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file "(\.\.\/)+.*secret\.bin" is refused: it contains '\.\.'/],
   ['grpc', 'warmup_dirlink', `load failed for model 'warmup_dirlink': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file "warmup/secret.bin" is refused: it leaves its directory through a symbolic link`],
   ['http', 'config_link', `failed to load 'config_link', failed to poll from model repository: config file "config.pbtxt" is refused: it leaves its directory through a symbolic link`],
-  ['grpc', 'ensemble_step', `load failed for model 'ensemble_step': ensemble_scheduling step model_name: invalid model name "../outside"`],
+  ['grpc', 'ensemble_step', `load failed for model 'ensemble_step': ensemble_scheduling step model_name: invalid model name '../outside', model name must not contain path traversal characters`],
   ['http', 'ts_link', `load failed for model 'ts_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.ts" is refused: it leaves its directory through a symbolic link`],
   ['grpc', 'ts_js_link', `load failed for model 'ts_js_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.js" is refused: it leaves its directory through a symbolic link`],
   ['http', 'ext_dotdot', `load failed for model 'ext_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: onnxruntime could not load '1/model.onnx': `],

@@ -95,7 +95,7 @@ test('bad requests fail with catalog errors naming model and tensor', async () =
   e = await bad([one, createTensor('INPUT1', 'INT32', [1, 8], int32s(8, () => 0))]);
   assert.match(e.message, /^unexpected shape for input 'INPUT1' for model 'simple'\. Expected \[-1,16\], got \[1,8\]/);
   e = await bad([createTensor('INPUT0', 'INT32', [9, 16], int32s(144, () => 0)), createTensor('INPUT1', 'INT32', [9, 16], int32s(144, () => 0))]);
-  assert.match(e.message, /^inference request batch-size must be <= 8 for 'simple' \(got 9\)/);
+  assert.match(e.message, /^inference request batch-size must be <= 8 for 'simple'; got 9$/);
   e = await bad([one, createTensor('NOPE', 'INT32', [1, 16], int32s(16, () => 0))]);
   assert.match(e.message, /unexpected inference input 'NOPE'/);
   e = await bad([one], 'nosuch');

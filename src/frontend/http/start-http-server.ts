@@ -129,10 +129,12 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   app.addHook('onRoute', restrictHttpRoutes(options.restrictions ?? new Map(), refuse));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', jsonAwareParser(readBody(limits.maxInputSize)));
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     try {
       done(null, inflateRequest(request, payload));
     } catch (e) {
+      // Triton names the encodings it takes with its refusal.
+      reply.header('accept-encoding', 'gzip, deflate');
       done(e as Error);
     }
   });

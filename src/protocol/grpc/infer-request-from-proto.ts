@@ -1,4 +1,4 @@
-import { Errors, isTensorLevelError } from '../../errors.js';
+import { Errors, inModel, isTensorLevelError } from '../../errors.js';
 import { isReservedParameter, type InferenceRequest, type ParamValue, type Parameters, type RequestedOutput } from '../../inference/index.js';
 import { elementCount, isDataType, tensorFromBytes, type Tensor } from '../../tensor/index.js';
 import { checkInputCount, checkOutputCount, checkParameters, checkRank, parseRequestParameters } from '../index.js';
@@ -74,7 +74,7 @@ function decodeInputs(msg: ModelInferRequestMsg, opts: DecodeOptions): Tensor[] 
     checkParameters(`input '${io.name}'`, iparams);
     const shm = sharedMemoryRef(where, iparams);
     if (shm) {
-      if (hasContents(io.contents)) throw Errors.grpcShmAndContents(where);
+      if (hasContents(io.contents)) throw Errors.grpcShmAndContents(model, io.name);
       if (!opts.readSharedMemory) throw Errors.grpcShmNotEnabled(where);
       inputs[i] = tensorFromBytes(io.name, io.datatype, shape, opts.readSharedMemory(shm.region, shm.offset, shm.byteSize));
     } else if (hasContents(io.contents)) {
@@ -86,7 +86,7 @@ function decodeInputs(msg: ModelInferRequestMsg, opts: DecodeOptions): Tensor[] 
     } else if (elementCount(shape) === 0) {
       inputs[i] = tensorFromBytes(io.name, io.datatype, shape, new Uint8Array(0));
     } else {
-      throw Errors.grpcInputNoData(where);
+      throw Errors.grpcInputNoData(model, io.name);
     }
   }
   if (rawIndex !== raw.length) {
@@ -105,7 +105,7 @@ export function inferRequestFromProto(msg: ModelInferRequestMsg, opts: DecodeOpt
     return decode(msg, opts);
   } catch (e) {
     // Tensor-level errors name only the tensor; add the model so the message names the whole path.
-    if (isTensorLevelError(e)) throw e.withContext(`model '${msg.model_name}'`);
+    if (isTensorLevelError(e)) throw inModel(e, msg.model_name);
     throw e;
   }
 }

@@ -1,5 +1,5 @@
 import { Errors } from '../../errors.js';
-import { createTensor, type DataType, type Tensor, type TypedArray } from '../../tensor/index.js';
+import { createTensor, elementCount, elementSize, formatShape, type DataType, type Tensor, type TypedArray } from '../../tensor/index.js';
 import type { InferTensorContentsMsg } from './messages.js';
 
 type ContentsField = keyof InferTensorContentsMsg;
@@ -40,14 +40,17 @@ const NARROW: Partial<Record<DataType, readonly [number, number]>> = {
  */
 export function tensorFromContents(name: string, datatype: DataType, shape: readonly number[], contents: InferTensorContentsMsg): Tensor {
   const field = CONTENTS_FIELD[datatype];
-  if (!field) {
-    throw Errors.grpcContentsNoField(name, datatype);
-  }
-  const values = contents[field] ?? [];
   for (const f of FIELDS) {
     if (f !== field && (contents[f]?.length ?? 0) > 0) {
       throw Errors.grpcContentsWrongField(name, datatype, field, f);
     }
+  }
+  const values = contents[field!] ?? [];
+  // Triton's core counts what the contents hold against the shape (bytes, or BYTES elements).
+  const count = elementCount(shape);
+  if (values.length !== count) {
+    if (datatype === 'BYTES') throw Errors.tensorBytesCount(name, count, values.length, `bytes_contents has ${values.length} values for shape ${formatShape(shape)}`);
+    throw Errors.grpcContentsCount(name, datatype, formatShape(shape), count, values.length, field!, elementSize(datatype));
   }
   switch (datatype) {
     case 'BOOL': return createTensor(name, datatype, shape, Uint8Array.from(values as boolean[], (b) => (b ? 1 : 0)));

@@ -46,7 +46,7 @@ test('ModelInfer: typed contents for every datatype that has a field; FP16/BF16 
     if (dt === 'FP16' || dt === 'BF16') {
       const e = await h.client.call('ModelInfer', req).catch((err) => err);
       assert.equal(e.code, status.INVALID_ARGUMENT, dt);
-      assert.match(e.details, new RegExp(`model 'echo': tensor 'INPUT0': ${dt} data must be sent in raw_input_contents`));
+      assert.match(e.details, new RegExp(`^unexpected explicit tensor data for input tensor 'INPUT0' for model 'echo' of type 'UINT32', expected datatype '${dt}'; ${dt} data must be sent in raw_input_contents`));
       continue;
     }
     const res = await h.client.call('ModelInfer', req);
@@ -56,16 +56,20 @@ test('ModelInfer: typed contents for every datatype that has a field; FP16/BF16 
   }
 });
 
-test('ModelInfer: typed contents in the wrong field and count mismatches name model and tensor', async (t) => {
+test('ModelInfer: typed contents in the wrong field and count mismatches, in Triton\'s words naming model and tensor', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
   const wrong = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'X', datatype: 'INT32', shape: [2], contents: { fp32_contents: [1, 2] } }] }).catch((e) => e);
   assert.equal(wrong.code, status.INVALID_ARGUMENT);
-  assert.match(wrong.details, /model 'echo': tensor 'X': datatype INT32 expects its data in int_contents, but fp32_contents was given/);
+  assert.equal(wrong.details, "unexpected explicit tensor data for input tensor 'X' for model 'echo' of type 'FP32', expected datatype 'INT32'; INT32 data goes in int_contents, not fp32_contents");
   const count = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'X', datatype: 'INT32', shape: [3], contents: { int_contents: [1, 2] } }] }).catch((e) => e);
-  assert.match(count.details, /model 'echo': tensor 'X': shape \[3\] has 3 elements but data has 2/);
+  assert.match(count.details, /^input byte size mismatch for input 'X' for model 'echo'\. Expected 12, got 8; INT32 \[3\] has 3 elements but int_contents has 2$/);
+  const fewer = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'S', datatype: 'BYTES', shape: [1, 16], contents: { bytes_contents: Array(14).fill(Buffer.from('a')) } }] }).catch((e) => e);
+  assert.match(fewer.details, /^expected 16 string elements for inference input 'S' for model 'echo', got 14/);
+  const more = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'S', datatype: 'BYTES', shape: [1, 16], contents: { bytes_contents: Array(18).fill(Buffer.from('a')) } }] }).catch((e) => e);
+  assert.match(more.details, /^unexpected number of string elements 18 for inference input 'S' for model 'echo', expecting 16/);
   const size = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'X', datatype: 'FP32', shape: [3] }], raw_input_contents: [Buffer.alloc(8)] }).catch((e) => e);
-  assert.match(size.details, /model 'echo': tensor 'X': unexpected byte size 8 for FP32 \[3\], expected 12/);
+  assert.match(size.details, /^input byte size mismatch for input 'X' for model 'echo'\. Expected 12, got 8; FP32 \[3\] is 3 elements x 4 bytes$/);
   const n = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'X', datatype: 'FP32', shape: [1] }], raw_input_contents: [Buffer.alloc(4), Buffer.alloc(4)] }).catch((e) => e);
   assert.match(n.details, /expected 1 entries in raw_input_contents .* got 2/);
   const mixed = await h.client.call('ModelInfer', {
@@ -75,9 +79,9 @@ test('ModelInfer: typed contents in the wrong field and count mismatches name mo
   }).catch((e) => e);
   assert.match(mixed.details, /contents field must not be specified when using raw_input_contents for 'B' for model 'echo'/);
   const dtype = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'X', datatype: 'FP8', shape: [1] }], raw_input_contents: [Buffer.alloc(1)] }).catch((e) => e);
-  assert.match(dtype.details, /model 'echo': tensor 'X': invalid datatype 'FP8'/);
+  assert.match(dtype.details, /^invalid datatype for input X; 'FP8' is not a datatype .*; model 'echo'$/);
   const nodata = await h.client.call('ModelInfer', { model_name: 'echo', inputs: [{ name: 'X', datatype: 'FP32', shape: [1] }] }).catch((e) => e);
-  assert.match(nodata.details, /model 'echo', input 'X': no data/);
+  assert.match(nodata.details, /^unable to find data for input tensor 'X' for model 'echo' in request\.; /);
   assert.equal(h.fake.requests.length, 0, 'bad requests never reach the server');
 });
 

@@ -74,7 +74,9 @@ test('inputs and outputs the model does not have, or lacks', async () => {
 
 test('datatype, shape and batch size', async () => {
   await check(/^inference input 'B' data-type is 'INT32', but model 'simple' expects 'FP32'$/, 400, status.INVALID_ARGUMENT, 'simple', [four('A'), four('B', 1, 'INT32')]);
-  await check(/^unexpected shape for input 'B' for model 'simple'\. Expected \[-1,4\], got \[1,3\]$/, 400, status.INVALID_ARGUMENT,
+  await check(/^unexpected shape for input 'B' for model 'simple'\. Expected \[-1,4\], got \[1,3\]\. NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape\. .* See the model configuration docs for more info on max_batch_size\.$/, 400, status.INVALID_ARGUMENT,
     'simple', [four('A'), { name: 'B', datatype: 'FP32', shape: [1, 3] }]);
-  await check(/^inference request batch-size must be <= 8 for 'simple' \(got 9\)$/, 400, status.INVALID_ARGUMENT, 'simple', [four('A', 9), four('B', 9)]);
+  await check(/^inference request batch-size must be <= 8 for 'simple'; got 9$/, 400, status.INVALID_ARGUMENT, 'simple', [four('A', 9), four('B', 9)]);
+  await check(/^input 'B' batch size does not match other inputs for 'simple'; it has 2 rows, the other inputs 1$/, 400, status.INVALID_ARGUMENT, 'simple', [four('A', 1), four('B', 2)]);
+  await check(/^input 'A' has no shape but model requires batch dimension for 'simple'$/, 400, status.INVALID_ARGUMENT, 'simple', [{ name: 'A', datatype: 'FP32', shape: [] }, four('B')]);
 });
