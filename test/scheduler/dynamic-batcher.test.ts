@@ -149,7 +149,7 @@ test('REJECT policy: a queued request times out at once, while a batch is still 
   clock.advance(0.001);
   assert.equal(q.errorCode, 'TRB_TIMEOUT');
   assert.equal(q.events[0]!.kind === 'error' && q.events[0]!.error.kind, 'UNAVAILABLE');
-  assert.match(q.events[0]!.kind === 'error' ? q.events[0]!.error.message : '', /^Request timeout expired \(model '[^']+'\)$/, "Triton's words");
+  assert.match(q.events[0]!.kind === 'error' ? q.events[0]!.error.message : '', /^Request timeout expired$/, "Triton's words");
   assert.ok(inst.busy, 'the running batch has not finished');
   assert.equal(s.inflightCount(), 1);
   await inst.complete();
