@@ -165,7 +165,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
 
   // Backends and repository agents
   { group: 'Backends', name: 'backend-directory', kind: 'string', default: '/opt/tritonserver/backends', origin: T, status: 'refused', reason: NO_SHARED_LIBS, accepts: ['/opt/tritonserver/backends'], help: 'directory of backend shared libraries' },
-  { group: 'Backends', name: 'backend-config', kind: 'list', origin: T, status: 'implemented', help: '[<backend>,]<setting>=<value>: a default for the models that do not set that parameter (no backend: every backend with the setting). typescript: memory_limit_mb, timeout_ms, type_check, isolate_spares, response_timeout_ms, allow_webassembly, fast_path_ms; onnxruntime: intra_op_thread_count, inter_op_thread_count, execution_mode, execution_target, worker_threshold_us' },
+  { group: 'Backends', name: 'backend-config', kind: 'list', origin: T, status: 'implemented', help: '[<backend>,]<setting>=<value>: a default for the models that do not set that parameter (no backend: every backend with the setting). typescript: memory_limit_mb, timeout_ms, type_check, isolate_spares, response_timeout_ms, allow_webassembly, fast_path_ms, ready_timeout_ms; onnxruntime: intra_op_thread_count, inter_op_thread_count, execution_mode, execution_target, worker_threshold_us' },
   { group: 'Backends', name: 'repoagent-directory', kind: 'string', default: '/opt/tritonserver/repoagents', origin: T, status: 'refused', reason: NO_SHARED_LIBS, accepts: ['/opt/tritonserver/repoagents'], help: 'directory of repository agent shared libraries' },
 
   // Cloud front ends
