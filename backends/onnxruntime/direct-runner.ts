@@ -8,53 +8,24 @@
  * loop's check phase behind the rest of the I/O callback. The native run is synchronous either
  * way (it blocks the loop for the same compute), so calling it directly only removes the hop.
  *
- * The native binding is an internal module of onnxruntime-node (dist/binding.js, present in
- * 1.30). Anything unexpected about it makes `createDirectRunner` return undefined, and the
- * caller falls back to the public API.
+ * The binding is internal to onnxruntime-node; ort-native-binding.ts checks it and is the only
+ * file that touches it. When it is not as expected, `createDirectRunner` answers why, and the
+ * backend serves through the public API.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type * as ort from 'onnxruntime-node';
+import { nativeBinding, type NativeSession } from './ort-native-binding.js';
 import { plainResults, ortFeeds, type SessionRunner } from './session-runner.js';
 
-interface NativeSession {
-  loadModel(path: string, options: object): void;
-  run(feeds: Record<string, ort.Tensor>, fetches: Record<string, null>, options: object): ort.InferenceSession.ReturnType;
-  dispose?(): void;
-}
-
-interface NativeModule {
-  binding: { InferenceSession: new () => NativeSession };
-  initOrt(): void;
-}
-
-let native: NativeModule | null | undefined;
-
-
-function loadNative(): NativeModule | undefined {
-  if (native !== undefined) return native ?? undefined;
-  try {
-    const require = createRequire(import.meta.url);
-    const mod = require(join(dirname(require.resolve('onnxruntime-node')), 'binding.js')) as NativeModule;
-    native = typeof mod.initOrt === 'function' && typeof mod.binding?.InferenceSession === 'function' ? mod : null;
-  } catch {
-    native = null;
-  }
-  return native ?? undefined;
-}
-
-/** A synchronous native session for `file`, or undefined when the binding is not as expected. */
-export function createDirectRunner(file: string, options: ort.InferenceSession.SessionOptions): SessionRunner | undefined {
-  const mod = loadNative();
-  if (!mod) return undefined;
+/** A synchronous native session for `file`, or the reason there is none. */
+export function createDirectRunner(file: string, options: ort.InferenceSession.SessionOptions): SessionRunner | { unavailable: string } {
+  const binding = nativeBinding();
+  if (!binding.ok) return { unavailable: `onnxruntime-node ${binding.version}: ${binding.reason}` };
   let session: NativeSession;
   try {
-    mod.initOrt();
-    session = new mod.binding.InferenceSession();
+    session = binding.create();
     session.loadModel(file, options);
-    if (typeof session.run !== 'function') return undefined;
-  } catch {
-    return undefined;
+  } catch (e) {
+    return { unavailable: `onnxruntime-node ${binding.version}: its native session did not load the model (${(e as Error).message})` };
   }
   const fetchCache = new Map<string, Record<string, null>>();
   const noOptions = {};

@@ -89,6 +89,7 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
   if (shapers) plan = { ...plan, shapers };
   // The probe session serves the first inline instance rather than being thrown away.
   let spare: ort.InferenceSession | undefined = probe;
+  let warnedPublicApi = false;
   if (target === 'worker') { spare = undefined; await probe.release(); }
 
   return {
@@ -99,11 +100,15 @@ async function load(config: ModelConfig, ctx: LoadContext): Promise<OrtBackendMo
       let runner: SessionRunner;
       if (target === 'inline') {
         const direct = createDirectRunner(ctx.modelFile, settings.options);
-        if (direct) {
+        if ('run' in direct) {
           runner = direct;
           await spare?.release(); // the probe session is not needed once a direct one serves
           spare = undefined;
         } else {
+          if (!warnedPublicApi) {
+            warnedPublicApi = true;
+            ctx.log.warn(`model '${config.name}': runs through onnxruntime-node's public API, a few µs and an event-loop turn slower per run: ${direct.unavailable}`);
+          }
           const session = spare ?? await openSession(config.name, ctx, settings.options);
           spare = undefined;
           runner = createInlineRunner(session);
