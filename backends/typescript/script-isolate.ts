@@ -8,7 +8,8 @@
  * entry settles, so a script that does not await the host finishes inside one entry. Callbacks to
  * the host are synchronous ivm Callbacks (the pool thread waits while the main thread runs them,
  * which isolated-vm allows from any thread into the default isolate), so they keep their order and
- * may read the scratch buffer; only infer and cancel are fire-and-forget (see #installHost).
+ * may read the scratch buffer; only infer, cancel, metric updates and model control are
+ * fire-and-forget (see #installHost).
  * Entries run one after the other, in the order the host issues them (see #enter).
  *
  * Measured on the 2 shared cores (trivial function, p50): applySync 2.4 µs, apply 20 µs, a
@@ -86,7 +87,7 @@ export interface CallHandlers {
   callers?(): readonly string[];
 }
 
-/** One call into the script (initialize, execute, finalize) until it settles. */
+/** One call into the script (initialize, execute, finalize, isReady) until it settles. */
 class LiveCall {
   readonly id = nextCallId++;
   readonly what: string;
