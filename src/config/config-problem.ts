@@ -31,3 +31,11 @@ export interface ParsedConfig {
 export function formatProblems(problems: readonly ConfigProblem[]): string {
   return problems.map((p) => `${p.file}:${p.line}:${p.col}: ${p.severity}: ${p.message}`).join('\n');
 }
+
+/**
+ * A failed load's reason, as a client sees it: each problem's message first (Triton's words where
+ * Triton makes the check), then where it is, after "; ".
+ */
+export function formatLoadProblems(problems: readonly ConfigProblem[]): string {
+  return problems.map((p) => `${p.message}; ${p.file}:${p.line}:${p.col}`).join('\n');
+}

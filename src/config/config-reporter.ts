@@ -18,6 +18,14 @@ export class ConfigReporter {
   /** `offset`: a character inside the string at `path` (a `#text` path) the problem points at. */
   error(path: string, message: string, offset?: number): void { this.add(path, message, 'error', offset); }
   warning(path: string, message: string): void { this.add(path, message, 'warning'); }
+  /**
+   * A check Triton makes too (core model_config_utils.cc): its message first, verbatim (it names the
+   * model its own way), then ours after "; ".
+   */
+  triton(path: string, message: string, detail?: string): void {
+    const pos = positionOf(this.parsed, path);
+    this.problems.push({ ...pos, path, message: detail ? `${message}; ${detail}` : message, severity: 'error' });
+  }
 
   private add(path: string, message: string, severity: 'error' | 'warning', offset?: number): void {
     const pos = positionOf(this.parsed, path, offset);

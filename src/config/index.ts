@@ -1,7 +1,7 @@
 export * from './model-config.js';
 export { configParam, configParamInt, isEnsemble, isExperiment } from './config-param.js';
 export type { ConfigProblem, ParsedConfig } from './config-problem.js';
-export { formatProblems } from './config-problem.js';
+export { formatLoadProblems, formatProblems } from './config-problem.js';
 export { parseConfigText, configFromJsonObject } from './parse-config-text.js';
 export { normalizeConfig } from './normalize-config.js';
 export { pipelineStepModels } from './pipeline-step-models.js';

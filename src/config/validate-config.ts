@@ -16,8 +16,8 @@ import { validateOpenAi } from './validate-openai.js';
 export function validateConfig(parsed: ParsedConfig): ConfigProblem[] {
   const r = new ConfigReporter(parsed);
   const c = r.config;
-  if (!c.name) r.error('name', "model configuration must specify 'name'");
-  if (c.max_batch_size < 0) r.error('max_batch_size', `max_batch_size must be >= 0, got ${c.max_batch_size}`);
+  if (!c.name) r.triton('name', "model configuration must specify 'name'");
+  if (c.max_batch_size < 0) r.triton('max_batch_size', `'max_batch_size' must be non-negative value for ${c.name}`, `max_batch_size is ${c.max_batch_size}`);
   versionPolicy(r);
   validateIo(r);
   validateScheduling(r);
@@ -26,12 +26,14 @@ export function validateConfig(parsed: ParsedConfig): ConfigProblem[] {
   instanceGroups(r);
   warmup(r);
   if (c.model_transaction_policy.decoupled && c.response_cache?.enable) {
-    r.error('response_cache', "response_cache does not support models with a 'decoupled' transaction policy; disable the response cache");
+    r.triton('response_cache', `Response Cache does not currently support model ${c.name} with 'decoupled' transaction policy. Please disable the response cache.`);
   }
   c.model_metrics?.metric_control.forEach((m, i) => {
     const at = `model_metrics.metric_control[${i}]`;
-    if (!m.metric_identifier?.family) r.error(at, `${at}: must specify metric_identifier with a non-empty 'family'`);
-    if (!m.histogram_options?.buckets?.length) r.error(at, `${at}: must specify histogram_options with non-empty 'buckets'`);
+    if (!m.metric_identifier) r.triton(at, "metric control must specify 'metric_identifier'", at);
+    else if (!m.metric_identifier.family) r.triton(at, "metric identifier must specify non-empty 'family'", at);
+    if (!m.histogram_options) r.triton(at, "metric control must specify 'histogram_options'", at);
+    else if (!m.histogram_options.buckets?.length) r.triton(at, "histogram options must specify non-empty 'buckets'", at);
   });
   const earlier = parsed.problems;
   const fresh = r.problems.filter((p) => !earlier.some((e) => isPathWithin(p.path, e.path) || isPathWithin(e.path, p.path)));
@@ -60,7 +62,7 @@ function instanceGroups(r: ConfigReporter): void {
     const who = `${at} '${g.name}'`;
     if (g.count !== undefined && g.count < 1) r.error(`${at}.count`, `${who}: count must be >= 1, got ${g.count}`);
     if ((g.kind === 'KIND_CPU' || g.kind === 'KIND_MODEL') && (g.gpus?.length ?? 0) > 0) {
-      r.error(`${at}.gpus`, `${who}: has kind ${g.kind} but specifies gpus`);
+      r.triton(`${at}.gpus`, `instance group ${g.name} of model ${c.name} has kind ${g.kind} but specifies one or more GPUs`, at);
     }
     (g.gpus ?? []).forEach((id, k) => {
       if (id < 0) r.error(`${at}.gpus[${k}]`, `${who}: gpu id must be >= 0, got ${id}`);

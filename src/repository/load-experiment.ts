@@ -1,4 +1,4 @@
-import { deepFreeze, formatProblems, positionOf, validateConfig, type ModelConfig, type ParsedConfig } from '../config/index.js';
+import { deepFreeze, formatLoadProblems, formatProblems, positionOf, validateConfig, type ModelConfig, type ParsedConfig } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { compileExperiment, createExperimentScheduler, type MirrorOutcome } from '../experiment/index.js';
 import { Model, type ExperimentMirrorRecord, type StatsCollector } from '../model/index.js';
@@ -12,7 +12,7 @@ import type { LoadEnv } from './model-loader.js';
 export function loadExperiment(parsed: ParsedConfig, config: ModelConfig, version: string, stats: StatsCollector, env: LoadEnv): Model {
   const name = config.name;
   const problems = validateConfig({ ...parsed, config }).filter((p) => p.severity === 'error');
-  if (problems.length) throw Errors.modelLoadFailed(name, `invalid configuration:\n${formatProblems(problems)}`);
+  if (problems.length) throw Errors.modelLoadFailed(name, formatLoadProblems(problems));
   const compiled = compileExperiment(config, env.resolveConfig, (path) => positionOf(parsed, path), env.knownModels?.());
   if (!compiled.plan || !compiled.config) throw Errors.modelLoadFailed(name, `invalid experiment:\n${formatProblems(compiled.problems)}`);
   const plan = compiled.plan;

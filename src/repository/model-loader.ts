@@ -4,7 +4,7 @@ import { asLoadFailure, versionDirectory, versionPaths } from './model-paths.js'
 import { checkRuntime, type BackendInstance, type BackendRegistry, type BackendSettings, type LoadContext, type ModelHost } from '../backend/index.js';
 import type { ResponseCache } from '../cache/index.js';
 import {
-  deepFreeze, formatProblems, isEnsemble, isExperiment, positionOf, validateConfig, withInstanceCounts, type ModelConfig, type ParsedConfig,
+  deepFreeze, formatLoadProblems, isEnsemble, isExperiment, positionOf, validateConfig, withInstanceCounts, type ModelConfig, type ParsedConfig,
 } from '../config/index.js';
 import type { RoutingHeaders } from '../experiment/index.js';
 import { loadExperiment } from './load-experiment.js';
@@ -38,8 +38,9 @@ export interface LoadEnv {
   log: Logger;
 }
 
+/** Triton's message of each problem first (a client matches on it), then where it is. */
 function fail(name: string, parsed: ParsedConfig, problems: ReturnType<typeof validateConfig>): never {
-  throw Errors.modelLoadFailed(name, `invalid configuration:\n${formatProblems(problems)}`);
+  throw Errors.modelLoadFailed(name, formatLoadProblems(problems));
 }
 
 /** Load one version of a model: config checks, backend instances, scheduler, warmup. */

@@ -174,7 +174,7 @@ response_cache { enable: true }
     const server = await createServer({ modelRepository: repo, modelControlMode: 'explicit', responseCache: { kind: 'local', size: 1 << 20 } });
     try {
       const err = await expectError(server.loadModel('dec'));
-      assert.match(err.message, /response_cache does not support models with a 'decoupled' transaction policy/);
+      assert.match(err.message, /Response Cache does not currently support model '?[a-z_]+'? with 'decoupled' transaction policy\. Please disable the response cache\./);
     } finally {
       await server.close();
     }

@@ -57,7 +57,7 @@ const CASES: ReadonlyArray<[string, string, LoadParams, 'INTERNAL' | 'INVALID_AR
   ['a config override with a version policy of the wrong shape', 'served', served({ version_policy: 'latest' }), 'INVALID_ARG', `${POLL('served')}Invalid config override:`],
   ['a config override whose version policy selects no version', 'served', served({ version_policy: { specific: { versions: [7] } } }), 'INVALID_ARG', "load failed for model 'served': no version directory of the model matches its version_policy"],
   ['a config override with two version policies', 'served', served({ version_policy: { latest: { num_versions: 1 }, all: {} } }), 'INVALID_ARG', `${POLL('served')}Invalid config override:`],
-  ['a config override that fails validation', 'served', served({ instance_group: [{ count: -2, kind: 'KIND_CPU' }] }), 'INVALID_ARG', `${VERSION_1('served')}Invalid argument: invalid configuration:`],
+  ['a config override that fails validation', 'served', served({ instance_group: [{ count: -2, kind: 'KIND_CPU' }] }), 'INVALID_ARG', `${VERSION_1('served')}Invalid argument: model 'served': instance_group[0] 'served_0': count must be >= 1, got -2; `],
   ['a file: name longer than a file name can be', 'served',
     { config: addJson('served'), files: { '1/model.onnx': addConstModel(2), [`1/${'n'.repeat(300)}`]: 'x' } }, 'INVALID_ARG', `${POLL('served')}load parameter "file:1/nnn`],
   ['a file: key that climbs out', 'served', { config: addJson('served'), files: { '../x.onnx': 'x' } }, 'INVALID_ARG', `${POLL('served')}load parameter "file:../x.onnx" is refused`],
