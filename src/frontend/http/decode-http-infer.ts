@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Errors } from '../../errors.js';
 import {
   HEADER_LENGTH, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
@@ -34,7 +35,7 @@ export function decodeJsonBody<T>(request: FastifyRequest, what: string, decode:
  * input's bytes; shape from the model, all outputs binary).
  */
 export function decodeHttpInfer(
-  request: FastifyRequest,
+  request: { readonly body?: unknown; readonly headers: IncomingHttpHeaders },
   plane: DataPlane,
   model: string,
   version: string | undefined,

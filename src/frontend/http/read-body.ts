@@ -15,7 +15,7 @@
  * status and words for a body past the limit).
  */
 import { Writable, type Readable } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Errors, type TributaryError } from '../../errors.js';
 import { HEADER_LENGTH } from '../../protocol/index.js';
 
@@ -33,14 +33,14 @@ const POOLED_MAX = Buffer.poolSize >>> 1;
  * Which of Triton's refusals a body past the limit gets: Inference-Header-Content-Length 0 is a raw
  * binary body, no header makes the whole body JSON, and a body with a binary section is ours.
  */
-function bodyKind(request: FastifyRequest): 'raw' | 'json' | 'body' {
+function bodyKind(request: { readonly headers: IncomingHttpHeaders }): 'raw' | 'json' | 'body' {
   const v = request.headers[HEADER_LENGTH];
   if (v === undefined) return 'json';
   return typeof v === 'string' && v.trim() === '0' ? 'raw' : 'body';
 }
 
 /** The refusal of a body past `limit`; `bytes` is its size, or what had arrived (`partial`). */
-export function bodyTooLarge(limit: number, request?: FastifyRequest, bytes?: number, partial = false): TributaryError {
+export function bodyTooLarge(limit: number, request?: { readonly headers: IncomingHttpHeaders }, bytes?: number, partial = false): TributaryError {
   return Errors.httpInputTooLarge(request ? bodyKind(request) : 'body', bytes, limit, partial);
 }
 
@@ -53,8 +53,14 @@ export function alignedBuffer(size: number, split: number): Buffer {
   return Buffer.from(new ArrayBuffer(size + lead), lead, size);
 }
 
+/** What the reader needs of a request: a fastify request has both, and so does fast-infer.ts's plain one. */
+export interface BodySource {
+  readonly headers: IncomingHttpHeaders;
+  readonly raw: IncomingMessage;
+}
+
 /** Where the binary section will start: a valid header length, else 0 (nothing to align). */
-function splitPoint(request: FastifyRequest, size: number): number {
+function splitPoint(request: BodySource, size: number): number {
   const v = request.headers[HEADER_LENGTH];
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : 0;
   return n <= size ? n : 0;
@@ -64,7 +70,7 @@ function splitPoint(request: FastifyRequest, size: number): number {
  * Stop reading a refused body. An inflater is unhooked and destroyed; the socket's remaining bytes
  * flow into no listener (dropped), so neither memory nor decompression follows what the client sends.
  */
-function abandon(request: FastifyRequest, payload: Readable): void {
+function abandon(request: BodySource, payload: Readable): void {
   if (payload !== request.raw) {
     // The only other payload is compression.ts's inflater, a zlib Transform piped from the socket.
     if (payload instanceof Writable) request.raw.unpipe(payload);
@@ -75,7 +81,7 @@ function abandon(request: FastifyRequest, payload: Readable): void {
 
 /** A fastify content-type parser body (`(request, payload, done)` form) with `limit` enforced. */
 export function readBody(limit: number) {
-  return (request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: Buffer) => void): void => {
+  return (request: BodySource, payload: Readable, done: (err: Error | null, body?: Buffer) => void): void => {
     const declared = Number(request.headers['content-length']);
     if (declared > limit) {
       abandon(request, payload);

@@ -25,6 +25,7 @@ import { guardConnections } from '../transport/index.js';
 import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http-tls.js';
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
+import { serveInferDirectly } from './fast-infer.js';
 import { routeByHeader, type SequenceRouting } from './sequence-routing.js';
 import { createHttpForwarder, type SequenceOwners } from '../forward/index.js';
 import { jsonAwareParser, jsonBodyOf } from './json-body.js';
@@ -57,6 +58,11 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
    * `server` and `sharedMemory` is made when absent.
    */
   dataPlane?: DataPlane;
+  /**
+   * Serve ordinary unary /infer requests on node's HTTP server directly (fast-infer.ts; default
+   * true). false sends every request through fastify's route, e.g. to compare the two.
+   */
+  directInfer?: boolean;
   /** Categories that demand a header (--http-restricted-api); absent or empty: every route is open. */
   restrictions?: RestrictionTable;
   logger?: boolean;
@@ -179,6 +185,11 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   registerRepositoryRoutes(app, plane);
   registerSettingsRoutes(app, plane);
   registerSharedMemoryRoutes(app, plane);
+  // The ordinary unary /infer without fastify's request machinery (fast-infer.ts). Replicas that
+  // relay sequences keep the route, which knows where a sequence lives.
+  if (!routing && options.directInfer !== false) {
+    serveInferDirectly(app.server, { plane, edge, sharedMemory: shm, maxInputSize: limits.maxInputSize, restrictions: options.restrictions ?? new Map() });
+  }
   // After routeByHeader, which wraps the 'request' listeners there are: a relayed request counts too.
   app.server.prependListener('request', (req) => guard.established(req.socket));
   return app;

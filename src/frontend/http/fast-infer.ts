@@ -1,0 +1,189 @@
+/**
+ * The common unary /infer request, served on node's HTTP server without fastify's request
+ * machinery: no route lookup with parameters, no Request/Reply objects, no hook chain
+ * (preParsing, content-type parser, preValidation, preHandler, two onSend hooks) and no async
+ * resource per request. It decodes, runs and answers exactly as the fastify route does (the same
+ * body reader, decoder, edge, encoders and error table); only the framework around them is gone.
+ * Measured with `npm run bench edge`: see docs/PERFORMANCE.md, "Cost per request at the edges".
+ *
+ * Anything out of the ordinary goes to fastify as before, decided from the request line and
+ * headers alone, before a byte of the body is read: a percent-encoded or over-long name, a query
+ * string, a compressed body, a client that accepts a compressed answer, an event stream, a
+ * restricted inference category without the right header, a server closing, replicas relaying
+ * sequences. Those keep every behaviour the route has (its errors, compression, SSE, refusals).
+ */
+import type { IncomingHttpHeaders, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Subscription } from 'rxjs';
+import { Errors, toTributaryError } from '../../errors.js';
+import type { DataPlane, Edge } from '../../dataplane/index.js';
+import type { InferenceResponse } from '../../inference/index.js';
+import {
+  HEADER_LENGTH, binaryChunks, binaryOutputSize, encodeInferResponseParts, frameBinary, httpStatusOf, wireMessageOf,
+  type SharedMemoryAccess,
+} from '../../protocol/index.js';
+import { headerMatches } from '../restrict/index.js';
+import type { RestrictionTable } from '../restrict/index.js';
+import { decodeHttpInfer } from './decode-http-infer.js';
+import { readBody } from './read-body.js';
+import { RequestHeaders } from './request-headers.js';
+import { MAX_PARAM_LENGTH } from './send-error.js';
+
+const PREFIX = '/v2/models/';
+const SUFFIX = '/infer';
+/** Tensor bytes from which the answer is written as chunks (header, then each tensor's bytes), as the route does. */
+const CHUNKED_MIN_BYTES = 64 * 1024;
+
+export interface FastInferOptions {
+  plane: DataPlane;
+  edge: Edge;
+  sharedMemory: SharedMemoryAccess | undefined;
+  maxInputSize: number;
+  restrictions: RestrictionTable;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Model and version of an ordinary infer path, or undefined for anything fastify should see. */
+function inferTarget(url: string): { model: string; version: string | undefined } | undefined {
+  if (!url.startsWith(PREFIX) || !url.endsWith(SUFFIX) || url.includes('%') || url.includes('?')) return undefined;
+  const parts = url.slice(PREFIX.length, url.length - SUFFIX.length).split('/');
+  const ok = (s: string | undefined) => s !== undefined && s.length > 0 && s.length <= MAX_PARAM_LENGTH;
+  if (parts.length === 1 && ok(parts[0])) return { model: parts[0]!, version: undefined };
+  if (parts.length === 3 && parts[1] === 'versions' && ok(parts[0]) && ok(parts[2])) return { model: parts[0]!, version: parts[2]! };
+  return undefined;
+}
+
+/**
+ * A well-formed media type (RFC 9110: type/subtype, then `; name=value` parameters). /infer takes
+ * any, or none, as the route does; a malformed one is the route's to refuse (415).
+ */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\]*"))*\\s*$`);
+
+function ordinary(headers: IncomingHttpHeaders, restrictions: RestrictionTable): boolean {
+  const type = headers['content-type'];
+  if (type !== undefined && !MEDIA_TYPE.test(type)) return false;
+  if (headers['content-encoding'] !== undefined) return false;
+  const acceptEncoding = headers['accept-encoding'];
+  if (acceptEncoding !== undefined && (acceptEncoding.includes('gzip') || acceptEncoding.includes('deflate'))) return false;
+  const accept = headers.accept;
+  if (accept !== undefined && accept.includes('text/event-stream')) return false;
+  const restriction = restrictions.get('inference');
+  return restriction === undefined || headerMatches(restriction, headers[restriction.key]);
+}
+
+/**
+ * Put the lean path in front of the server's 'request' listeners (fastify's). Call it after every
+ * other wrapper of those listeners that must see /infer first.
+ */
+export function serveInferDirectly(server: HttpServer, o: FastInferOptions): void {
+  const handlers = server.listeners('request') as Listener[];
+  server.removeAllListeners('request');
+  const read = readBody(o.maxInputSize);
+  const draining = () => o.plane.draining();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const target = req.method === 'POST' && server.listening ? inferTarget(req.url ?? '') : undefined;
+    if (target === undefined || !ordinary(req.headers, o.restrictions)) {
+      for (const h of handlers) h.call(server, req, res);
+      return;
+    }
+    read({ headers: req.headers, raw: req }, req, (err, body) => {
+      // A refused body was abandoned unread: the connection cannot carry another request.
+      if (err) return answerError(res, err, () => true);
+      let call;
+      let encoding;
+      try {
+        const decoded = decodeHttpInfer({ body, headers: req.headers }, o.plane, target.model, target.version, o.sharedMemory);
+        encoding = decoded.encoding;
+        call = o.edge.infer(decoded.request, new RequestHeaders(req.headers));
+      } catch (e) {
+        return answerError(res, e, draining);
+      }
+      const enc = encoding;
+      const traceparent = call.traceparent;
+      answerUnary(res, target.model, call.responses, (r) => {
+        const out = encodeInferResponseParts(r, enc, o.sharedMemory);
+        const headers: Record<string, string | number> = {};
+        const tp = traceparent();
+        if (tp) headers.traceparent = tp;
+        if (draining()) headers.connection = 'close';
+        if (out.binary === undefined) {
+          const json = Buffer.from(out.json);
+          headers['content-type'] = 'application/json; charset=utf-8';
+          headers['content-length'] = json.byteLength;
+          res.writeHead(200, headers).end(json);
+        } else if (binaryOutputSize(out.binary) < CHUNKED_MIN_BYTES) {
+          const framed = frameBinary(out.json, out.binary);
+          headers[HEADER_LENGTH] = framed.headerLength;
+          headers['content-type'] = 'application/octet-stream';
+          headers['content-length'] = framed.body.byteLength;
+          res.writeHead(200, headers).end(framed.body);
+        } else {
+          const { chunks, headerLength, byteLength } = binaryChunks(out.json, out.binary);
+          headers[HEADER_LENGTH] = headerLength;
+          headers['content-type'] = 'application/octet-stream';
+          headers['content-length'] = byteLength;
+          res.writeHead(200, headers);
+          for (const c of chunks) res.write(c);
+          res.end();
+        }
+      }, draining);
+    });
+  });
+}
+
+/** `{"error": "..."}` with the status from the one table, as the fastify route's error handler answers. */
+function answerError(res: ServerResponse, error: unknown, draining: () => boolean): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const e = toTributaryError(error);
+  const body = Buffer.from(JSON.stringify({ error: wireMessageOf(e) }));
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': body.byteLength };
+  if (draining()) headers.connection = 'close';
+  res.writeHead(httpStatusOf(e), headers).end(body);
+}
+
+/** One response, as respond-stream.ts's respondUnary: a second one is an error, none is an empty answer. */
+function answerUnary(res: ServerResponse, model: string, responses: import('rxjs').Observable<InferenceResponse>, send: (r: InferenceResponse) => void, draining: () => boolean): void {
+  let first: InferenceResponse | undefined;
+  let done = false;
+  // Assigned when subscribe() returns: a second response emitted inside it finds it undefined.
+  let sub: Subscription | undefined;
+  sub = responses.subscribe({
+    next(r) {
+      if (done) return;
+      if (first === undefined) first = r;
+      else if (!(r.final && r.outputs.length === 0)) {
+        done = true;
+        sub?.unsubscribe();
+        answerError(res, Errors.tooManyResponses(model), draining);
+      }
+    },
+    error(e) {
+      if (done) return;
+      done = true;
+      answerError(res, e, draining);
+    },
+    complete() {
+      if (done) return;
+      done = true;
+      try {
+        send(first ?? { model, version: '', outputs: [], final: true });
+      } catch (e) {
+        answerError(res, e, draining);
+      }
+    },
+  });
+  if (done) {
+    sub.unsubscribe();
+    return;
+  }
+  res.on('close', () => {
+    if (!done) {
+      done = true;
+      sub?.unsubscribe();
+    }
+  });
+}
