@@ -118,9 +118,12 @@ export const Errors = {
   // models and repository
   modelNotFound: define('TRB_MODEL_NOT_FOUND', 'NOT_FOUND', (model: string, version?: string) =>
     version ? `Request for unknown model: ${q(model)} version ${version} is not found` : `Request for unknown model: ${q(model)} is not found`),
-  // Triton's words (core model_lifecycle.cc, prefixed by the repository manager), then our state.
-  modelNotReady: define('TRB_MODEL_NOT_READY', 'UNAVAILABLE', (model: string, state: string, reason?: string, version?: string) =>
-    `Request for unknown model: ${q(model)} ${version ? `version ${version} is not at ready state` : 'has no available versions'} (state ${state}${reason ? `: ${reason}` : ''})`),
+  // Triton's words and statuses (core model_lifecycle.cc, prefixed by the repository manager):
+  // no ready version at all is NOT_FOUND, a named version that is not ready UNAVAILABLE; then its state.
+  modelNoVersions: define('TRB_MODEL_NO_VERSIONS', 'NOT_FOUND', (model: string, state: string, reason?: string) =>
+    `Request for unknown model: ${q(model)} has no available versions; state ${state}${reason ? `: ${reason}` : ''}`),
+  modelNotReady: define('TRB_MODEL_NOT_READY', 'UNAVAILABLE', (model: string, version: string, state: string, reason?: string) =>
+    `Request for unknown model: ${q(model)} version ${version} is not at ready state; state ${state}${reason ? `: ${reason}` : ''}`),
   modelLoadFailed: define('TRB_MODEL_LOAD_FAILED', 'INVALID_ARG', (model: string, reason: string) =>
     `failed to load ${q(model)}: ${reason}`),
   repositoryNotFound: define('TRB_REPOSITORY_NOT_FOUND', 'NOT_FOUND', (path: string) =>

@@ -64,14 +64,14 @@ export class ModelTable {
     if (version) {
       const e = /^[0-9]+$/.test(version) ? entry.versions.get(Number(version)) : undefined;
       if (!e) throw Errors.modelNotFound(name, version);
-      if (e.state !== 'READY' || !e.model) throw Errors.modelNotReady(name, e.state, e.reason, version);
+      if (e.state !== 'READY' || !e.model) throw Errors.modelNotReady(name, version, e.state, e.reason);
       return e.model;
     }
     let best: VersionEntry | undefined;
     for (const e of entry.versions.values()) if (e.state === 'READY' && e.model && (!best || e.version > best.version)) best = e;
     if (!best) {
       const any = [...entry.versions.values()][0];
-      throw Errors.modelNotReady(name, any?.state ?? 'UNAVAILABLE', any?.reason || 'not loaded');
+      throw Errors.modelNoVersions(name, any?.state ?? 'UNAVAILABLE', any?.reason || 'not loaded');
     }
     return best.model!;
   }

@@ -118,7 +118,7 @@ test("mode 'explicit' loads only --load-model models; '*' loads all", async () =
     assert.equal(server.modelReady('simple'), false);
     assert.equal(server.isReady(), true, 'models never asked for do not hold readiness back');
     const e = await expectError(inferOnce(server, { model: 'simple', inputs: [] }));
-    assert.equal(e.kind, 'UNAVAILABLE');
+    assert.equal(e.kind, 'NOT_FOUND', "Triton: a model with no ready version 'has no available versions' (NOT_FOUND)");
   });
   await withRepo({ modelControlMode: 'explicit', loadModels: ['*'] }, async (server) => {
     const s = await states(server);
@@ -151,7 +151,7 @@ test('explicit: loading an ensemble loads its composing models; unload_dependent
     assert.equal(server.modelReady('chain'), false);
     assert.equal(server.modelReady('simple'), true);
     const e = await expectError(runChain(server));
-    assert.equal(e.kind, 'UNAVAILABLE');
+    assert.equal(e.kind, 'NOT_FOUND');
 
     // unload_dependents: steps shared with another loaded ensemble stay.
     await server.loadModel('chain');

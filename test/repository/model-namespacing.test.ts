@@ -116,7 +116,7 @@ test('with namespacing in explicit mode, load and unload by name act on every re
       await grpc.unloadModel('addk');
       const states = (await http.repositoryIndex()).filter((m) => m.name === 'addk').map((m) => m.state);
       assert.deepEqual(states, ['UNAVAILABLE', 'UNAVAILABLE']);
-      await assert.rejects(http.infer('addk', [x]), (e: unknown) => e instanceof ClientError && e.kind === 'UNAVAILABLE');
+      await assert.rejects(http.infer('addk', [x]), (e: unknown) => e instanceof ClientError && e.kind === 'NOT_FOUND');
       await grpc.loadModel('pipe_b');
       assert.equal(await added(http, 'pipe_b'), 20);
       assert.equal(await added(grpc, 'addk'), 20, 'B\'s addk is now the only one held');

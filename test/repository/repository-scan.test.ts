@@ -138,7 +138,7 @@ test('a model without a version folder is UNAVAILABLE with a reason', async () =
       assert.match(entry.reason, /no version directory/);
       assert.equal(server.isReady(), false, 'a model that failed to load keeps the server not ready');
       const e = await expectError(inferOnce(server, { model: 'empty', inputs: [x4(1, () => 0)] }));
-      assert.equal(e.kind, 'UNAVAILABLE');
+      assert.equal(e.kind, 'NOT_FOUND');
       assert.match(e.message, /no version directory/);
     });
   } finally {
@@ -184,7 +184,7 @@ test('--strict-model-config=true refuses a config-less model but serves complete
       assert.match(bare.reason, /no config\.pbtxt.*strict-model-config=true/);
       assert.equal(index.find((m) => m.name === 'simple')!.state, 'READY');
       const e = await expectError(inferOnce(server, { model: 'bare', inputs: [createTensor('INPUT0', 'FP32', [1, 16], new Float32Array(16))] }));
-      assert.equal(e.kind, 'UNAVAILABLE');
+      assert.equal(e.kind, 'NOT_FOUND');
     });
   } finally {
     repo.remove();

@@ -52,7 +52,7 @@ test('LOADING while a load (with warmup) is under way, then READY; a load throug
     assert.equal(server.modelReady('warm'), false);
     assert.equal(server.isReady(), true, 'a client\'s load never takes the server out of readiness (it could fail)');
     const e = await inferOnce(server, request('warm')).then(() => undefined, (x: TributaryError) => x);
-    assert.equal(e?.kind, 'UNAVAILABLE');
+    assert.equal(e?.kind, 'NOT_FOUND', "Triton: no ready version, 'has no available versions'");
     assert.match(e!.message, /LOADING/);
     await loading;
     assert.deepEqual(await stateOf(server, 'warm'), { state: 'READY', reason: '' });
@@ -72,7 +72,7 @@ test('UNLOADING while in-flight requests finish; they complete, later ones are r
     const unloading = server.unloadModel('busy');
     await waitFor('UNLOADING', async () => (await stateOf(server, 'busy'))?.state === 'UNLOADING');
     const refused = await inferOnce(server, request('busy')).then(() => undefined, (x: TributaryError) => x);
-    assert.equal(refused?.kind, 'UNAVAILABLE', 'no new requests while unloading');
+    assert.equal(refused?.kind, 'NOT_FOUND', 'no new requests while unloading');
     const res = await inflight;
     assert.deepEqual([...(res.outputs[0]!.data as Int32Array)], [7, -7]);
     await unloading;

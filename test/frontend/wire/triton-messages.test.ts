@@ -60,8 +60,8 @@ async function check(phrase: RegExp, httpStatus: number, grpcCode: number, ...ar
 test('unknown and unready models', async () => {
   await check(/^Request for unknown model: 'nope' is not found/, 404, status.NOT_FOUND, 'nope', [four('A')]);
   await check(/^Request for unknown model: 'simple' version 7 is not found/, 404, status.NOT_FOUND, 'simple', [four('A')], [], '7');
-  await check(/^Request for unknown model: 'broken' has no available versions \(state UNAVAILABLE: .*identity/, 503, status.UNAVAILABLE, 'broken', [four('A')]);
-  await check(/^Request for unknown model: 'broken' version 1 is not at ready state \(state UNAVAILABLE/, 503, status.UNAVAILABLE, 'broken', [four('A')], [], '1');
+  await check(/^Request for unknown model: 'broken' has no available versions; state UNAVAILABLE: .*identity/, 404, status.NOT_FOUND, 'broken', [four('A')]);
+  await check(/^Request for unknown model: 'broken' version 1 is not at ready state; state UNAVAILABLE/, 503, status.UNAVAILABLE, 'broken', [four('A')], [], '1');
 });
 
 test('inputs and outputs the model does not have, or lacks', async () => {
