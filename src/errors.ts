@@ -153,11 +153,11 @@ export const Errors = {
   // "failed to load '<m>', failed to poll from model repository"; one whose versions fail is
   // INVALID_ARG "load failed for model '<m>': version <v> is at UNAVAILABLE state: ...;".
   loadPollFailed: define('TRB_LOAD_POLL_FAILED', 'INTERNAL', (model: string, detail: string) =>
-    `failed to load ${q(model)}, failed to poll from model repository: ${detail}`),
+    `failed to load ${q(model)}, failed to poll from model repository; ${detail}`),
   // The same words where the request's own content (or a file the repository refuses) is at
   // fault: the client's to fix, so INVALID_ARG where Triton says INTERNAL (docs/errors.md).
   loadRefused: define('TRB_LOAD_REFUSED', 'INVALID_ARG', (model: string, detail: string) =>
-    `failed to load ${q(model)}, failed to poll from model repository: ${detail}`),
+    `failed to load ${q(model)}, failed to poll from model repository; ${detail}`),
   loadVersionsFailed: define('TRB_LOAD_VERSIONS_FAILED', 'INVALID_ARG', (model: string, detail: string) =>
     `load failed for model ${q(model)}: ${detail}`),
   loadFilesTooLarge: define('TRB_LOAD_FILES_LIMIT', 'INVALID_ARG', (model: string, detail: string) =>

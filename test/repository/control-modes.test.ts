@@ -185,7 +185,7 @@ test("explicit: unknown model load is Triton's INTERNAL poll failure and leaves 
   await withRepo({ modelControlMode: 'explicit' }, async (server) => {
     const e = await expectError(server.loadModel('ghost'));
     assert.equal(e.kind, 'INTERNAL');
-    assert.match(e.message, /^failed to load 'ghost', failed to poll from model repository: model not found in any model repository$/);
+    assert.match(e.message, /^failed to load 'ghost', failed to poll from model repository; model not found in any model repository$/);
     assert.equal((await server.repositoryIndex()).some((m) => m.name === 'ghost'), false);
     assert.equal(server.isReady(), true);
     assert.equal((await expectError(server.unloadModel('ghost2'))).kind, 'NOT_FOUND');
@@ -210,7 +210,7 @@ test('explicit: load with a JSON config override replaces the config on disk', a
 
     const bad = await expectError(server.loadModel('addk', { config: '{ not json' }));
     assert.equal(bad.kind, 'INVALID_ARG', 'the request is at fault: 400 (Triton: INTERNAL)');
-    assert.match(bad.message, /^failed to load 'addk', failed to poll from model repository: Invalid config override: the 'config' parameter is not valid JSON/);
+    assert.match(bad.message, /^failed to load 'addk', failed to poll from model repository; Invalid config override: the 'config' parameter is not valid JSON/);
     assert.equal(server.modelReady('addk'), true, 'a refused reload keeps serving the model');
   });
 });
@@ -248,6 +248,6 @@ test('explicit: load a model that exists only in the request (config + files), t
     assert.match(noConfig.message, /need a 'config' parameter/);
     const escape = await expectError(server.loadModel('up3', { config: JSON.stringify({ ...config, name: 'up3' }), files: { '../../evil.onnx': new Uint8Array(onnx) } }));
     assert.equal(escape.kind, 'INVALID_ARG');
-    assert.match(escape.message, /^failed to load 'up3', failed to poll from model repository: load parameter "file:\.\.\/\.\.\/evil\.onnx" is refused: it contains '\.\.'/);
+    assert.match(escape.message, /^failed to load 'up3', failed to poll from model repository; load parameter "file:\.\.\/\.\.\/evil\.onnx" is refused: it contains '\.\.'/);
   });
 });

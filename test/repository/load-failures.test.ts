@@ -37,7 +37,7 @@ const addJson = (name: string, extra: Record<string, unknown> = {}) => JSON.stri
   input: [{ name: 'x', data_type: 'TYPE_FP32', dims: [4] }], output: [{ name: 'y', data_type: 'TYPE_FP32', dims: [4] }], ...extra,
 });
 
-const POLL = (m: string) => `failed to load '${m}', failed to poll from model repository: `;
+const POLL = (m: string) => `failed to load '${m}', failed to poll from model repository; `;
 const VERSION_1 = (m: string) => `load failed for model '${m}': version 1 is at UNAVAILABLE state: `;
 
 const served = (extra: Record<string, unknown>) => ({ config: addJson('served', extra) });

@@ -92,7 +92,7 @@ test('load errors name files relative to the model directory, never the reposito
       const V1 = 'version 1 is at UNAVAILABLE state: Invalid argument: ';
       const cases: Array<[string, RegExp, string?]> = [
         ['nover', /^load failed for model 'nover': no version directory of the model matches its version_policy \(found: none\)$/],
-        ['twocfg', /^failed to load 'twocfg', failed to poll from model repository: more than one config file in the model directory: config\.pbtxt, config\.yaml/],
+        ['twocfg', /^failed to load 'twocfg', failed to poll from model repository; more than one config file in the model directory: config\.pbtxt, config\.yaml/],
         ['guess', new RegExp(`^load failed for model 'guess': ${V1}Invalid model name: Could not determine backend for model 'guess' with no backend in model configuration\\. Expected model name of the form 'model\\.<backend_name>'\\.`)],
         ['badcfg', new RegExp(`^load failed for model 'badcfg': ${V1}model 'badcfg': unknown field 'bogus_field' in ModelConfig.*; badcfg/config\\.pbtxt:\\d+:\\d+;$`)],
         ['nofile', new RegExp(`^load failed for model 'nofile': ${V1}model file '1/model\\.onnx' not found in the model directory;$`)],

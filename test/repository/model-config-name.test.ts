@@ -42,7 +42,7 @@ test('a config name that climbs out of configs/ is refused, naming the flag', as
     await withServer({ modelRepository: r.dir, modelControlMode: 'explicit', modelConfigName: '../outside' }, async (server) => {
       const e = await server.loadModel('custom').then(() => undefined, (err: Error) => err);
       assert.ok(e, 'the load must fail');
-      assert.match(e.message, /^failed to load 'custom', failed to poll from model repository: --model-config-name "\.\.\/outside\.pbtxt" is refused: it contains '\.\.'/);
+      assert.match(e.message, /^failed to load 'custom', failed to poll from model repository; --model-config-name "\.\.\/outside\.pbtxt" is refused: it contains '\.\.'/);
     });
   } finally {
     r.remove();

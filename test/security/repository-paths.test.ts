@@ -203,7 +203,7 @@ test('grpc unload: a NUL in the model name is refused', async () => {
 
 // --- file: keys ---------------------------------------------------------------------------------
 
-const FILE_REFUSED = /^failed to load 'up', failed to poll from model repository: load parameter "file:.*" is refused: /;
+const FILE_REFUSED = /^failed to load 'up', failed to poll from model repository; load parameter "file:.*" is refused: /;
 for (const [transport, key, what] of [
   ['http', '../../../pwned.txt', 'dot-dot out of the upload directory'],
   ['grpc', '@UP/pwned.txt', 'dot-dot into the sentinel directory'],
@@ -222,12 +222,12 @@ for (const [transport, key, what] of [
 
 test('http load: two file: keys that collide (a file where a directory is needed) are refused', async () => {
   await attack(() => httpLoad(kit, 'up', httpParams({ config: identityJson('up'), files: { ...IDENTITY_FILES, x: 'a', 'x/y': 'b' } })),
-    /^failed to load 'up', failed to poll from model repository: load parameter "file:x\/y" collides with another 'file:' parameter/);
+    /^failed to load 'up', failed to poll from model repository; load parameter "file:x\/y" collides with another 'file:' parameter/);
 });
 
 test("grpc load: a file: key naming the model directory itself ('.') is refused", async () => {
   await attack(() => grpcLoad(kit, 'up', { config: identityJson('up'), files: { ...IDENTITY_FILES, '.': 'x' } }),
-    "failed to load 'up', failed to poll from model repository: load parameter \"file:.\" names the model directory itself");
+    "failed to load 'up', failed to poll from model repository; load parameter \"file:.\" names the model directory itself");
 });
 
 // --- the config parameter -------------------------------------------------------------------------
@@ -237,11 +237,11 @@ test('http load: config text that is not JSON is refused', async () => {
 });
 
 test('grpc load: config text that is not JSON is refused with Triton wording', async () => {
-  await attack(() => grpcLoad(kit, 'up', { config: '{ not json', files: IDENTITY_FILES }), "failed to load 'up', failed to poll from model repository: Invalid config override: the 'config' parameter is not valid JSON");
+  await attack(() => grpcLoad(kit, 'up', { config: '{ not json', files: IDENTITY_FILES }), "failed to load 'up', failed to poll from model repository; Invalid config override: the 'config' parameter is not valid JSON");
 });
 
 test('grpc load: a config that is JSON but not an object is refused', async () => {
-  await attack(() => grpcLoad(kit, 'up', { config: '["/etc/passwd"]', files: IDENTITY_FILES }), "failed to load 'up', failed to poll from model repository: Invalid config override: the 'config' parameter must be a JSON object");
+  await attack(() => grpcLoad(kit, 'up', { config: '["/etc/passwd"]', files: IDENTITY_FILES }), "failed to load 'up', failed to poll from model repository; Invalid config override: the 'config' parameter must be a JSON object");
 });
 
 test("grpc load: file: parameters without 'config' are refused", async () => {
@@ -309,12 +309,12 @@ test('control: ONNX external data inside the version directory loads and serves 
 test('http upload: more file: parameters than the limit are refused before anything is written', async () => {
   const files = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`1/f${i}`, 'x']));
   await attack(() => httpLoad(kit, 'up', httpParams({ config: identityJson('up'), files })),
-    "failed to load 'up', failed to poll from model repository: the request sends 9 'file:' parameters, more than the limit of 8");
+    "failed to load 'up', failed to poll from model repository; the request sends 9 'file:' parameters, more than the limit of 8");
 });
 
 test('grpc upload: more bytes than the limit are refused before anything is written', async () => {
   await attack(() => grpcLoad(kit, 'up', { config: identityJson('up'), files: { ...IDENTITY_FILES, '1/big.bin': new Uint8Array(256 * 1024 + 1) } }),
-    `failed to load 'up', failed to poll from model repository: the 'file:' parameters hold ${256 * 1024 + 1} bytes, more than the limit of ${256 * 1024}`);
+    `failed to load 'up', failed to poll from model repository; the 'file:' parameters hold ${256 * 1024 + 1} bytes, more than the limit of ${256 * 1024}`);
 });
 
 // --- file-naming fields and symbolic links in the repository on disk --------------------------------
@@ -331,7 +331,7 @@ for (const [transport, model, prefix] of [
   ['grpc', 'state_dirlink', `load failed for model 'state_dirlink': version 1 is at UNAVAILABLE state: Invalid argument: sequence_batching state 'STATE_IN' initial_state data_file "initial_state/secret.bin" is refused: it leaves its directory through a symbolic link`],
   ['http', 'warmup_dotdot', /^load failed for model 'warmup_dotdot': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file "(\.\.\/)+.*secret\.bin" is refused: it contains '\.\.'/],
   ['grpc', 'warmup_dirlink', `load failed for model 'warmup_dirlink': version 1 is at UNAVAILABLE state: Invalid argument: model_warmup 'w' input 'IN' input_data_file "warmup/secret.bin" is refused: it leaves its directory through a symbolic link`],
-  ['http', 'config_link', `failed to load 'config_link', failed to poll from model repository: config file "config.pbtxt" is refused: it leaves its directory through a symbolic link`],
+  ['http', 'config_link', `failed to load 'config_link', failed to poll from model repository; config file "config.pbtxt" is refused: it leaves its directory through a symbolic link`],
   ['grpc', 'ensemble_step', `load failed for model 'ensemble_step': ensemble_scheduling step model_name: invalid model name '../outside', model name must not contain path traversal characters`],
   ['http', 'ts_link', `load failed for model 'ts_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.ts" is refused: it leaves its directory through a symbolic link`],
   ['grpc', 'ts_js_link', `load failed for model 'ts_js_link': version 1 is at UNAVAILABLE state: Invalid argument: model file "model.js" is refused: it leaves its directory through a symbolic link`],
@@ -349,7 +349,7 @@ for (const [transport, model, prefix] of [
 
 test('http reload with a traversing file: key keeps the loaded version answering', async () => {
   assert.deepEqual(await inferServed(), [2, 3, 4, 5]);
-  await attack(() => httpLoad(kit, 'served', httpParams({ config: addJson('served'), files: { ...ADD1(), '../../../pwned.onnx': 'x' } })), /^failed to load 'served', failed to poll from model repository: load parameter "file:\.\.\/.*" is refused: it contains '\.\.'/);
+  await attack(() => httpLoad(kit, 'served', httpParams({ config: addJson('served'), files: { ...ADD1(), '../../../pwned.onnx': 'x' } })), /^failed to load 'served', failed to poll from model repository; load parameter "file:\.\.\/.*" is refused: it contains '\.\.'/);
   assert.deepEqual(await inferServed(), [2, 3, 4, 5]);
 });
 

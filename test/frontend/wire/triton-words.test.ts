@@ -76,12 +76,12 @@ test('a raw body past --http-max-input-size: 400 in Triton\'s words', async () =
 test('a load whose file: key is refused: 400 / INVALID_ARGUMENT, Triton\'s "failed to load" first', async () => {
   const res = await post('/v2/repository/models/simple/load', JSON.stringify({ parameters: { config: '{}', 'file:../evil.onnx': 'AA==' } }));
   assert.equal(res.status, 400);
-  assert.match(await errorOf(res), /^failed to load 'simple', failed to poll from model repository: /);
+  assert.match(await errorOf(res), /^failed to load 'simple', failed to poll from model repository; /);
   const e = await grpcError('RepositoryModelLoad', {
     model_name: 'simple', parameters: { config: { string_param: '{}' }, 'file:../evil.onnx': { bytes_param: Buffer.from([0]) } },
   });
   assert.equal(e.code, status.INVALID_ARGUMENT);
-  assert.match(e.details, /^failed to load 'simple', failed to poll from model repository: /);
+  assert.match(e.details, /^failed to load 'simple', failed to poll from model repository; /);
   // The model already loaded is still served.
   const infer = await post('/v2/models/simple/infer', '{"inputs":[{"name":"INPUT0","datatype":"FP32","shape":[1,4],"data":[1,2,3,4]}]}');
   assert.equal(infer.status, 200);
