@@ -643,8 +643,9 @@ export const Errors = {
   scriptModelControlRefused: define('TRB_SCRIPT_MODEL_CONTROL_REFUSED', 'INVALID_ARG', (model: string, msg: string) => `model ${q(model)}: ${msg}`),
 
   // pipelines
+  // Triton's prefix for a failure inside an ensemble (core ensemble_scheduler.cc), the step after "; ".
   stepFailed: define('TRB_STEP_FAILED', 'INTERNAL', (pipeline: string, step: string, msg: string) =>
-    `pipeline ${q(pipeline)}, step ${q(step)}: ${msg}`),
+    `in ensemble ${q(pipeline)}, ${msg}; at step ${q(step)}`),
   pipelineOutputMissing: define('TRB_PIPELINE_OUTPUT_MISSING', 'INTERNAL', (pipeline: string, outputs: string[]) =>
     `pipeline ${q(pipeline)}: output ${outputs.map(q).join(', ')} was never produced (a step returned no response, or a response without the mapped output)`),
   pipelineNotDecoupled: define('TRB_PIPELINE_NOT_DECOUPLED', 'INTERNAL', (pipeline: string) =>

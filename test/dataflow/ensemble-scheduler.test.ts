@@ -182,7 +182,7 @@ test('a failing step fails its request naming the step, keeps the cause\'s kind,
   await failing.settled;
   assert.ok(Errors.stepFailed.is(failing.error));
   assert.equal(failing.error?.kind, 'INVALID_ARG', 'a bad input at a step stays 400-class');
-  assert.match(failing.error?.message ?? '', /^pipeline 'fails', step 'bad': unexpected shape for input 'X' for model 'bad'\. Expected \[[^\]]*\], got \[5\]/);
+  assert.match(failing.error?.message ?? '', /^in ensemble 'fails', unexpected shape for input 'X' for model 'bad'\. Expected \[[^\]]*\], got \[5\]/);
   assert.equal(slowTornDown, 1, 'the sibling step still running was cancelled');
   await healthy.settled;
   assert.equal(healthy.error, undefined);
@@ -198,7 +198,7 @@ test('a step whose response lacks a mapped output fails the request naming step 
   const item = makeItem({ inputs: [f32('IN', [1, 2, 3, 4])] });
   sched.enqueue(item);
   await item.settled;
-  assert.match(item.error?.message ?? '', /pipeline 'lacks', step 'm': model 'm' returned no output 'Y' \(mapped to tensor 'OUT'\)/);
+  assert.match(item.error?.message ?? '', /^in ensemble 'lacks', model 'm' returned no output 'Y' \(mapped to tensor 'OUT'\); at step 'm'$/);
 });
 
 test('an unknown model at run time (unloaded since compile) fails with the step named and NOT_FOUND kind', async () => {
@@ -208,7 +208,7 @@ test('an unknown model at run time (unloaded since compile) fails with the step 
   sched.enqueue(item);
   await item.settled;
   assert.equal(item.error?.kind, 'NOT_FOUND');
-  assert.match(item.error?.message ?? '', /^pipeline 'gone', step 'm': Request for unknown model: 'm'/);
+  assert.match(item.error?.message ?? '', /^in ensemble 'gone', Request for unknown model: 'm' is not found; at step 'm'$/);
 });
 
 test('cancelling mid-pipeline reaches the running step and the one queued in the host; nothing downstream starts', async () => {

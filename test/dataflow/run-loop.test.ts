@@ -105,7 +105,7 @@ test('loop: carried tensors keep their own types, and the body reads outer tenso
 test('an iteration failure fails the loop naming the iteration', async () => {
   const { item } = await run(loopPlan(), fnHost({ add: add({ failAt: 0.5 }) }), [f32('STATE0', [0])]);
   assert.equal(item.error?.code, 'TRB_PIPELINE_LOOP_ITERATION_FAILED');
-  assert.match(item.error!.message, /loop#1: iteration 2 failed: pipeline 'p', step 'add#0': too far at 0.5/);
+  assert.match(item.error!.message, /loop#1: iteration 2 failed: in ensemble 'p', too far at 0\.5; at step 'add#0'/);
 });
 
 test('cancelling mid-loop tears down the running iteration and starts no more', async () => {

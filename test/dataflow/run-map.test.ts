@@ -126,7 +126,7 @@ test('an item failure fails the map naming the item, and cancels the items still
   const host = fnHost({ sq: rows((v) => v, { delay: (x) => (x[0] === 4 ? 1 : 200), fail: (x) => x[0] === 4, torn: () => torn++ }) });
   const { item } = await run(mapPlan({ concurrency: 8 }), host, crops(5));
   assert.equal(item.error?.code, 'TRB_PIPELINE_MAP_ITEM_FAILED');
-  assert.match(item.error!.message, /map#1: item 2 \(of 5\) failed: pipeline 'p', step 'sq#0': bad value 4/);
+  assert.match(item.error!.message, /map#1: item 2 \(of 5\) failed: in ensemble 'p', bad value 4; at step 'sq#0'/);
   assert.equal(torn, 4, 'the four other items were cancelled');
 });
 

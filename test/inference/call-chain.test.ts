@@ -179,7 +179,7 @@ describe('call cycles through pipelines', () => {
     // The hop raises TRB_BLS_CYCLE; the pipeline reports it as its step's failure (TRB_STEP_FAILED, the kind kept).
     const run = lastValueFrom(s.server.infer({ model: 'p', inputs: [createTensor('X', 'FP32', [1], [1])], parameters: { target: 'p' } }).pipe(toArray()));
     await assert.rejects(run, (e) => e instanceof TributaryError && e.kind === 'UNAVAILABLE'
-      && /^pipeline 'p', step 'a': model 'a': execute\(\) failed: pipeline 'p', step 'a': model 'p': BLS call cycle 'p' -> 'a' -> 'p' -> 'a'/.test(e.message));
+      && /^in ensemble 'p', model 'a': execute\(\) failed: in ensemble 'p', model 'p': BLS call cycle 'p' -> 'a' -> 'p' -> 'a'/.test(e.message));
   });
 
   test('a pipeline with max_inflight_requests 1 called back through its own step is a cycle; an unbounded one is not', async () => {

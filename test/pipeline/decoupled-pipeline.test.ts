@@ -65,6 +65,6 @@ test('zero responses from the decoupled step: the pipeline ends with only its fi
 test('an error from the decoupled step mid-stream fails the pipeline naming the step', async () => {
   await assert.rejects(
     lastValueFrom(server.infer({ model: 'counted', inputs: [createTensor('COUNT', 'INT32', [1], [-1])] }).pipe(toArray())),
-    (e: Error) => /pipeline 'counted', step 'streamer': .*negative N/.test(e.message),
+    (e: Error) => /^in ensemble 'counted', .*negative N.*; at step 'streamer'$/.test(e.message),
   );
 });

@@ -63,11 +63,11 @@ test('ensemble: a step request without START fails naming the stateful model', a
     inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 1], data: [1] }],
   });
   assert.equal(r.status, 400, JSON.stringify(r.body));
-  assert.match(r.body.error, /^pipeline 'running_total', step '[^']+': inference request for sequence ghost to model 'accumulator_onnx' must specify the START flag/);
+  assert.match(r.body.error, /^in ensemble 'running_total', inference request for sequence ghost to model 'accumulator_onnx' must specify the START flag/);
   await assert.rejects(s.grpc.call('ModelInfer', {
     model_name: 'running_total', parameters: grpcSequenceParameters(5n, false, false),
     inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 1] }], raw_input_contents: [rawFloatBytes(Float32Array.of(1))],
-  }), (e: any) => e.code === status.INVALID_ARGUMENT && /^pipeline 'running_total', step '[^']+': inference request for sequence 5 to model 'accumulator_onnx' must specify the START flag on the first request of the sequence/.test(e.details));
+  }), (e: any) => e.code === status.INVALID_ARGUMENT && /^in ensemble 'running_total', inference request for sequence 5 to model 'accumulator_onnx' must specify the START flag on the first request of the sequence/.test(e.details));
 });
 
 async function blsSums(values: number[], corrid: string): Promise<{ status: number; body: any }> {
