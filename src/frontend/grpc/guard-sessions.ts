@@ -9,7 +9,7 @@ import type { ConnectionGuard } from '../transport/index.js';
  * (the socket itself is read by node's HTTP/2 core). A grpc-js without this map fails at start,
  * not with every connection timing out.
  */
-function lastHttp2Server(grpcServer: GrpcServer): Http2Server {
+export function lastHttp2Server(grpcServer: GrpcServer): Http2Server {
   const servers: unknown = Reflect.get(grpcServer, 'http2Servers');
   const last = servers instanceof Map ? [...servers.keys()].at(-1) : undefined;
   if (typeof (last as Http2Server | undefined)?.on !== 'function') {

@@ -1,8 +1,8 @@
-import { Metadata, type handleUnaryCall, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { Metadata, type Deadline, type handleUnaryCall, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
-import type { DataPlane, Edge, InferCall } from '../../dataplane/index.js';
+import type { CallerHeaders, DataPlane, Edge, InferCall } from '../../dataplane/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
 import { MetadataHeaders } from './metadata-headers.js';
@@ -14,9 +14,25 @@ import { toServiceError } from './service-error.js';
  * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
  */
 export function modelInferHandler(plane: DataPlane, edge: Edge, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
+  const answer = modelInferAnswer(plane, edge, shm);
+  return (grpcCall: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) =>
+    answer(grpcCall, new MetadataHeaders(grpcCall.metadata), callback);
+}
+
+/** What answering a unary ModelInfer needs of its call: grpc-js's call has it, and so does fast-model-infer.ts's. */
+export interface UnaryInferCall {
+  readonly request: InferRequestOrRefusal;
+  getDeadline(): Deadline;
+  /** Response metadata, sent before the response. */
+  sendMetadata(metadata: Metadata): void;
+  on(event: 'cancelled', listener: () => void): unknown;
+}
+
+/** The answer to one unary ModelInfer, whichever transport carried it. */
+export function modelInferAnswer(plane: DataPlane, edge: Edge, shm: SharedMemoryRegistry) {
   const readSharedMemory = (r: string, o: number, n: number) => shm.read(r, o, n);
   const writeSharedMemory = (r: string, o: number, b: Uint8Array) => shm.write(r, o, b);
-  return (grpcCall: ServerUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg>, callback: sendUnaryData<ModelInferResponseMsg>) => {
+  return (grpcCall: UnaryInferCall, headers: CallerHeaders, callback: sendUnaryData<ModelInferResponseMsg>): void => {
     const msg = grpcCall.request;
     if (msg instanceof RefusedRequest) {
       callback(toServiceError(msg.error));
@@ -29,7 +45,7 @@ export function modelInferHandler(plane: DataPlane, edge: Edge, shm: SharedMemor
       if (plane.isDecoupled(msg.model_name, msg.model_version)) throw Errors.decoupledUnary(msg.model_name);
       const deadline = requestDeadline(grpcCall);
       if (deadline !== undefined) decoded.request.deadline = deadline;
-      call = edge.infer(decoded.request, new MetadataHeaders(grpcCall.metadata));
+      call = edge.infer(decoded.request, headers);
     } catch (e) {
       callback(toServiceError(e));
       return;

@@ -7,7 +7,9 @@ import { createLogger } from '../../logger.js';
 import type { Server } from '../../server/index.js';
 import { disabledSharedMemory, type SharedMemoryRegistry } from '../shm/index.js';
 import { restrictGrpcHandlers, type RestrictionTable } from '../restrict/index.js';
-import { modelInferHandler } from './model-infer.js';
+import { modelInferAnswer, modelInferHandler } from './model-infer.js';
+import { serveModelInferDirectly } from './fast-model-infer.js';
+import { lastHttp2Server } from './guard-sessions.js';
 import { modelStreamInferHandler } from './model-stream-infer.js';
 import { repositoryHandlers } from './repository-handlers.js';
 import { serverCredentials, type GrpcTlsOptions } from './server-credentials.js';
@@ -21,6 +23,11 @@ import { StreamBudget } from '../stream/index.js';
 
 
 export interface GrpcServerOptions {
+  /**
+   * Serve unary ModelInfer on the HTTP/2 stream directly (fast-model-infer.ts; default true).
+   * false leaves every call to grpc-js, e.g. to compare the two.
+   */
+  directInfer?: boolean;
   port: number;
   /** Default 0.0.0.0. */
   host?: string;
@@ -80,6 +87,8 @@ export interface GrpcServerHandle {
    * requests are done, other calls get `graceMs` (default 1000) to finish, then are cancelled.
    */
   close(graceMs?: number): Promise<void>;
+  /** Unary ModelInfer calls served on the HTTP/2 stream directly (fast-model-infer.ts) so far. */
+  directInferCalls(): number;
 }
 
 const log = createLogger('grpc');
@@ -162,10 +171,16 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     ...(options.exclusive ? { exclusive: true } : {}),
   });
   const port = listener.port;
+  // Unary ModelInfer on the HTTP/2 stream itself (fast-model-infer.ts). A restricted inference
+  // category and relayed sequences keep grpc-js's handler, which checks and relays them.
+  const direct = !forwarder && !restrictions.has('inference') && options.directInfer !== false
+    ? serveModelInferDirectly(lastHttp2Server(grpcServer), modelInferAnswer(plane, edge, shm), options.maxInputBytes ?? GRPC_DEFAULTS.maxInputBytes)
+    : undefined;
   log.info(`Started GRPCInferenceService at ${host}:${port}${options.tls ? (options.tls.mutual ? ' (TLS, client certificates required)' : ' (TLS)') : ''}`);
 
   return {
     port,
+    directInferCalls: () => direct?.calls ?? 0,
     close: (graceMs = CLOSE_GRACE_MS) => new Promise<void>((resolve) => {
       const done = () => { forwarder?.close(); resolve(); };
       listener.close();
