@@ -8,6 +8,9 @@ export interface ServerProcess {
   metricsBase: string;
   /** The gRPC port when ServeOptions.grpc asked for the gRPC front end. */
   grpcPort?: number;
+  /** With ServeOptions.routeTwins: the front ends without the direct infer paths. */
+  httpRouteBase?: string;
+  grpcRoutePort?: number;
   pid: number;
   close(): Promise<void>;
 }
@@ -30,6 +33,8 @@ export function spawnServer(options: ServeOptions, taskset?: string): Promise<Se
         httpBase: `http://127.0.0.1:${ports.http}`,
         metricsBase: `http://127.0.0.1:${ports.metrics}`,
         ...(ports.grpc === undefined ? {} : { grpcPort: ports.grpc }),
+        ...(ports.httpRoute === undefined ? {} : { httpRouteBase: `http://127.0.0.1:${ports.httpRoute}` }),
+        ...(ports.grpcRoute === undefined ? {} : { grpcRoutePort: ports.grpcRoute }),
         pid: child.pid!,
         close: () => new Promise<void>((done) => {
           if (child.exitCode !== null) return done();

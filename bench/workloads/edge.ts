@@ -6,6 +6,13 @@
  * the ONNX identity model over HTTP when build/models has it, and a 3-step identity pipeline over
  * HTTP. Targets (docs/PERFORMANCE.md): 70 µs over HTTP, 90 µs over gRPC, identity model.
  *
+ * Then the direct paths against the framework paths in one server process (the same server behind
+ * an HTTP front end with the direct /infer and one without, a gRPC front end with the direct
+ * ModelInfer and one without), a closed loop at c=8 from this process alternating between them in
+ * 1 s windows (BENCH_EDGE_PATH_ROUNDS rounds, default 8), server CPU from /proc per window: the
+ * same process, JIT state and machine load for both sides. BENCH_EDGE=paths runs only this part,
+ * BENCH_EDGE=perf only the first.
+ *
  * BENCH_EDGE_BASE=<another checkout> runs that checkout's server too, alternating with this one
  * (base, this, base, this, ...: BENCH_EDGE_ROUNDS, default 3), so a change is measured before and
  * after in one run on the same machine; each figure is the median of its rounds.
@@ -14,7 +21,11 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { perfCli, serveCli, writeRepository, type CliServer, type RepoModel } from '../lib/index.js';
+import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
+import { loadProtos } from '../../src/frontend/grpc/index.js';
+import { encodeInferRequest } from '../../src/protocol/index.js';
+import { createTensor } from '../../src/tensor/index.js';
+import { createHttpPoster, perfCli, serveCli, spawnServer, writeRepository, type CliServer, type RepoModel } from '../lib/index.js';
 
 const WINDOW_MS = Number(process.env.BENCH_EDGE_MS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_EDGE_C ?? 8);
@@ -70,6 +81,75 @@ async function measure(s: CliServer, c: Case): Promise<EdgeFigure> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(): Promise<object> {
+  const only = process.env.BENCH_EDGE;
+  return {
+    ...(only === 'paths' ? {} : { perf: await runPerf() }),
+    ...(only === 'perf' ? {} : { paths: await runPaths() }),
+  };
+}
+
+const PATH_ROUNDS = Number(process.env.BENCH_EDGE_PATH_ROUNDS ?? 8);
+
+/** The direct paths against the framework paths, interleaved in one server process (see the header). */
+async function runPaths(): Promise<object> {
+  const repo = writeRepository([{ name: 'echo', config: identity('echo', 'backend: "identity"') }]);
+  const child = await spawnServer({ modelRepository: repo, grpc: true, routeTwins: true });
+  const enc = encodeInferRequest({ inputs: [createTensor('INPUT0', 'FP32', [1, 16], new Float32Array(16))], outputs: [{ name: 'OUTPUT0', parameters: { binary_data: true } }] }, { binary: true });
+  const body = enc.body as Buffer;
+  const headers = { 'inference-header-content-length': enc.headerLength!, 'content-type': 'application/octet-stream' };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a client from the .proto files
+  const pkg = loadPackageDefinition(loadProtos()) as any;
+  const grpcRequest = { model_name: 'echo', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16] }], raw_input_contents: [Buffer.alloc(64)] };
+  const grpcClient = (port: number) => {
+    const c = new pkg.inference.GRPCInferenceService(`127.0.0.1:${port}`, credentials.createInsecure());
+    return { once: () => new Promise((resolve, reject) => c.ModelInfer(grpcRequest, (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r)))), close: () => c.close() };
+  };
+  const httpDirect = createHttpPoster(child.httpBase, CONCURRENCY);
+  const httpRoute = createHttpPoster(child.httpRouteBase!, CONCURRENCY);
+  const grpcDirect = grpcClient(child.grpcPort!);
+  const grpcRoute = grpcClient(child.grpcRoutePort!);
+  const sides = [
+    { name: 'http direct /infer', once: () => httpDirect.post('/v2/models/echo/infer', body, headers) },
+    { name: 'http fastify route', once: () => httpRoute.post('/v2/models/echo/infer', body, headers) },
+    { name: 'grpc direct ModelInfer', once: grpcDirect.once },
+    { name: 'grpc grpc-js handler', once: grpcRoute.once },
+  ];
+  const window = async (once: () => Promise<unknown>, ms: number) => {
+    let n = 0;
+    const end = performance.now() + ms;
+    const t0 = cpuTicks(child.pid);
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (performance.now() < end) { await once(); n++; } }));
+    return { cpuUs: (cpuTicks(child.pid) - t0) * TICK_US, n, ms };
+  };
+  const per = new Map<string, { cpuUs: number; perSec: number }[]>();
+  try {
+    for (const s of sides) await window(s.once, 500); // warm every path
+    for (let round = 0; round < PATH_ROUNDS; round++) {
+      for (const s of sides) {
+        const w = await window(s.once, 1000);
+        per.set(s.name, [...(per.get(s.name) ?? []), { cpuUs: w.cpuUs / w.n, perSec: (w.n * 1000) / w.ms }]);
+      }
+    }
+  } finally {
+    httpDirect.close();
+    httpRoute.close();
+    grpcDirect.close();
+    grpcRoute.close();
+    await child.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+  const out: Record<string, { serverCpuUsPerRequest: number; perSec: number }> = {};
+  console.log(`\nthe direct paths and the framework paths, one server process, ${PATH_ROUNDS} interleaved 1 s windows at c=${CONCURRENCY} (medians):`);
+  for (const [name, ws] of per) {
+    out[name] = { serverCpuUsPerRequest: median(ws.map((w) => w.cpuUs)), perSec: median(ws.map((w) => w.perSec)) };
+    console.log(`${name.padEnd(24)} ${out[name].perSec.toFixed(0).padStart(6)}/s, server CPU ${out[name].serverCpuUsPerRequest.toFixed(1)} µs/req`);
+  }
+  const ratio = (a: string, b: string) => out[a]!.serverCpuUsPerRequest / out[b]!.serverCpuUsPerRequest;
+  console.log(`CPU per request, direct/framework: HTTP ${ratio('http direct /infer', 'http fastify route').toFixed(2)}x, gRPC ${ratio('grpc direct ModelInfer', 'grpc grpc-js handler').toFixed(2)}x`);
+  return out;
+}
+
+async function runPerf(): Promise<object> {
   const models: RepoModel[] = [{ name: 'echo', config: identity('echo', 'backend: "identity"') }, { name: 'chain3', config: CHAIN3 }];
   const cases: Case[] = [
     { name: 'identity http', model: 'echo', protocol: 'http' },
