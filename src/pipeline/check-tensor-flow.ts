@@ -18,7 +18,7 @@ export function checkTensorFlow(ctx: PipelineContext, g: PipelineGraph): void {
     if ((ctx.producers.get(tensor) ?? []).length > 0) continue;
     for (const c of consumers) {
       if (c.kind === 'output') {
-        sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is never produced; map some step's output to it in output_map`);
+        sink.error(`output[${c.index}]`, `output ${q(tensor)} for ensemble ${q(ctx.name)} is not written; ${where(ctx)}: map some step's output to it in output_map`);
       } else {
         const s = ctx.steps[c.step]!;
         const hint = ctx.body ? `; a ${ctx.body} body reads its own tensors and those produced before the ${ctx.body}` : '';
@@ -29,7 +29,12 @@ export function checkTensorFlow(ctx: PipelineContext, g: PipelineGraph): void {
   for (const [tensor, producers] of ctx.producers) {
     if (producers.length < 2 || mayShare(ctx, producers)) continue;
     const names = producers.map((p) => describeProducer(ctx, p)).join(' and ');
-    sink.error(producerPath(ctx, producers[producers.length - 1]!), `${where(ctx)}: tensor ${q(tensor)} is produced more than once (by ${names}); each tensor needs exactly one producer`);
+    const last = producers[producers.length - 1]!;
+    const ours = `tensor ${q(tensor)} is produced more than once (by ${names}); each tensor needs exactly one producer`;
+    // Triton's words (core model_config_utils.cc) where two steps write it.
+    sink.error(producerPath(ctx, last), last.kind === 'step' && producers.filter((p) => p.kind === 'step').length > 1
+      ? `ensemble tensor ${q(tensor)} can appear in an output map only once for ensemble ${q(ctx.name)} step ${last.step}; ${where(ctx)}: ${ours}`
+      : `${where(ctx)}: ${ours}`);
   }
 
   const contributing = stepsReachingOutputs(ctx, g);

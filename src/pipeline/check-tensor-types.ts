@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../config/index.js';
-import { dimsCompatible, formatShape, fromConfigType } from '../tensor/index.js';
+import { dimsCompatible, formatShape, fromConfigType, toConfigType, type DataType } from '../tensor/index.js';
 import type { Consumer, PipelineContext, Producer } from './pipeline-context.js';
 import { describeProducer, q, where } from './pipeline-context.js';
 
@@ -57,16 +57,26 @@ export function checkTensorTypes(ctx: PipelineContext, skipSteps: ReadonlySet<nu
         const what = want && disagree(want, made);
         if (!want || !what) continue;
         const from = describeProducer(ctx, p);
+        const producer = p.kind === 'input' ? ctx.name : ctx.steps[p.step]!.model;
         if (c.kind === 'output') {
-          ctx.sink.error(`output[${c.index}]`, `${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)} (${what})`);
+          ctx.sink.error(`output[${c.index}]`, `${inconsistent(ctx.name, tensor, what, want, ctx.name, made, producer)}; ${where(ctx)}: output ${q(tensor)} is declared ${show(want)} but ${from} produces ${show(made)}`);
         } else {
           const s = ctx.steps[c.step]!;
-          ctx.sink.error(`${s.path}.input_map.${c.key}`, `${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)} (${what})`);
+          ctx.sink.error(`${s.path}.input_map.${c.key}`, `${inconsistent(ctx.name, tensor, what, made, producer, want, s.model)}; ${where(ctx, s)}: input ${q(c.key)} expects ${show(want)} but tensor ${q(tensor)} from ${from} is ${show(made)}`);
         }
       }
     }
   }
   checkBranchTypes(ctx, skipSteps);
+}
+
+/** Triton's words for a tensor two models see differently (core ensemble_utils.cc, ValidateTensorConsistency). */
+function inconsistent(ensemble: string, tensor: string, what: string, lhs: TensorType, lhsModel: string, rhs: TensorType, rhsModel: string): string {
+  const type = (t: TensorType) => toConfigType(t.datatype as DataType);
+  const detail = what === 'inconsistent data type'
+    ? `${type(lhs)} is inferred from model ${lhsModel} while ${type(rhs)} is inferred from model ${rhsModel}`
+    : `${formatShape(lhs.full)} is inferred from model ${lhsModel} while ${formatShape(rhs.full)} is inferred from model ${rhsModel}`;
+  return `in ensemble ${ensemble}, ensemble tensor ${tensor}: ${what}: ${detail}`;
 }
 
 function disagree(want: TensorType, made: TensorType): string | undefined {

@@ -70,7 +70,8 @@ export async function loadModelVersion(parsed: ParsedConfig & { present: boolean
       env.log.warn(`${w.file ?? parsed.file}:${w.line ?? 1}:${w.col ?? 1}: warning: ${w.message}`);
     }
     if (errors.length || !compiled.plan) {
-      throw Errors.modelLoadFailed(name, `invalid pipeline:\n${errors.map((p) => `${p.file ?? parsed.file}:${p.line ?? 1}:${p.col ?? 1}: error: ${p.message}`).join('\n')}`);
+      // As a config's problems: each message first (Triton's words where it checks the same), then where.
+      throw Errors.modelLoadFailed(name, errors.map((p) => `${p.message}; ${p.file ?? parsed.file}:${p.line ?? 1}:${p.col ?? 1}`).join('\n'));
     }
     const frozen = deepFreeze(config);
     const plan = compiled.plan;

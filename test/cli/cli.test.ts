@@ -151,7 +151,7 @@ test('validate: every problem of a broken repository as file:line:col: error:, e
   ]);
   // a pipeline step naming an unknown model, at the step
   const p = at('bad_pipe', 'config.pbtxt');
-  assert.ok(p.some((l) => /config\.pbtxt:8:\d+: error: pipeline 'bad_pipe', step 'no_such_model'.*unknown model 'no_such_model'/.test(l)), p.join('\n'));
+  assert.ok(p.some((l) => /config\.pbtxt:8:\d+: error: ensemble bad_pipe contains models that are not available or ambiguous: no_such_model; pipeline 'bad_pipe', step 'no_such_model'.*unknown model 'no_such_model'/.test(l)), p.join('\n'));
   assert.equal(errors.length, 3 + p.length, 'nothing else reported');
   assert.match(lines[lines.length - 1]!, new RegExp(`4 model\\(s\\) checked: ${errors.length} error\\(s\\)`));
 });

@@ -116,7 +116,7 @@ test('run-model runs a pipeline whose steps are in another repository, loading o
     // Without the steps' repository: the load fails naming the repository that has them.
     const missing = await runTributary(['run-model', join(dir.dir, 'text_stats'), '--input', join(dir.dir, 'req.json')], 90_000);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /error: run-model: model 'text_stats' did not load: invalid pipeline:\n.*unknown model 'langid_featurize'.*; repositories searched: \S+; the repository 'pipelines' has it: add --model-repository pipelines\n/);
+    assert.match(missing.stderr, /error: run-model: model 'text_stats' did not load: ensemble text_stats contains models that are not available or ambiguous: langid_featurize; .*unknown model 'langid_featurize'.*; repositories searched: \S+; the repository 'pipelines' has it: add --model-repository pipelines\n/);
   } finally {
     dir.remove();
   }

@@ -66,7 +66,7 @@ test('unknown step model, unknown tensor, double producer and missing output are
   assert.ok(twice);
   assert.match(twice.message, /step 'a#1' \(step\[1\], model 'a'\) output 'Y' and step 'a#2' \(step\[2\], model 'a'\) output 'Y'/);
   assert.equal(twice.path, 'ensemble_scheduling.step[2].output_map.Y');
-  const never = find(/output 'OTHER' is never produced/);
+  const never = find(/^output 'OTHER' for ensemble '[^']+' is not written; /);
   assert.ok(never);
   assert.equal(never.path, 'output[1]');
   assert.equal(errs.length, 4, JSON.stringify(errs, null, 1));
@@ -117,10 +117,10 @@ test('datatype and dims must agree between producer and consumer, pipeline outpu
   const errs = errors(compilePipeline(p, resolver(a, ints, wide)).problems);
   const dt = errs.find((e) => e.path === 'ensemble_scheduling.step[1].input_map.X');
   assert.ok(dt, JSON.stringify(errs));
-  assert.match(dt.message, /pipeline 'types', step 'a' \(step\[1\]\): input 'X' expects FP32 \[4\] but tensor 'i' from step 'ints' \(step\[0\]\) output 'Y' is INT64 \[4\] \(inconsistent data type\)/);
+  assert.match(dt.message, /^in ensemble types, ensemble tensor i: inconsistent data type: TYPE_INT64 is inferred from model ints while TYPE_FP32 is inferred from model a; pipeline 'types', step 'a' \(step\[1\]\): input 'X' expects FP32 \[4\] but tensor 'i' from step 'ints' \(step\[0\]\) output 'Y' is INT64 \[4\]$/);
   const dims = errs.find((e) => e.path === 'ensemble_scheduling.step[2].input_map.X');
   assert.ok(dims);
-  assert.match(dims.message, /input 'X' expects FP32 \[8\] but tensor 'IN' from the pipeline input is FP32 \[4\] \(inconsistent shape\)/);
+  assert.match(dims.message, /^in ensemble [^,]+, ensemble tensor IN: inconsistent shape: .*; .*input 'X' expects FP32 \[8\] but tensor 'IN' from the pipeline input is FP32 \[4\]$/);
   // [-1] from the producer is compatible with [2] in length... but rank 1 vs rank 1: -1 matches 2
   assert.equal(errs.length, 2, JSON.stringify(errs, null, 1));
 });
@@ -136,7 +136,7 @@ test('batching: a batching step\'s max_batch_size must reach the pipeline\'s; a 
   ], { mbs: 8 });
   const errs = errors(compilePipeline(p, resolver(small, none, big)).problems);
   assert.equal(errs.length, 1, JSON.stringify(errs, null, 1));
-  assert.match(errs[0]!.message, /step 'small' \(step\[1\]\): pipeline 'batched' allows maximum batch size 8, but it contains model 'small' which only allows maximum batch size to be 4/);
+  assert.match(errs[0]!.message, /^ensemble batched allows maximum batch size 8, but it contains model small which only allows maximum batch size to be 4; pipeline 'batched', step 'small' \(step\[1\]\)/);
 
   // A non-batching pipeline may feed a batching step when its dims spell the batch dim out.
   const q = pipeline('explicit', { IN: ['TYPE_FP32', [1, 4]] }, { OUT: ['TYPE_FP32', [2, 4]] }, [
@@ -150,7 +150,7 @@ test('batching: a batching step\'s max_batch_size must reach the pipeline\'s; a 
   const w = pipeline('wrong', { IN: ['TYPE_FP32', [4, 1]] }, { OUT: ['TYPE_FP32', [-1, 4]] }, [{ model: 'big', in: { X: 'IN' }, out: { Y: 'OUT' } }]);
   const wrong = errors(compilePipeline(w, resolver(big)).problems);
   assert.equal(wrong.length, 1, JSON.stringify(wrong, null, 1));
-  assert.match(wrong[0]!.message, /input 'X' expects FP32 \[-1,4\] but tensor 'IN' from the pipeline input is FP32 \[4,1\] \(inconsistent shape\)/);
+  assert.match(wrong[0]!.message, /^in ensemble [^,]+, ensemble tensor IN: inconsistent shape: .*input 'X' expects FP32 \[-1,4\] but tensor 'IN' from the pipeline input is FP32 \[4,1\]$/);
 });
 
 test('mixed batching: the plan bridges a batch dim of 1 only where a tensor crosses the divide', () => {
@@ -181,9 +181,9 @@ test('mapped names must exist on the step model and required inputs must be mapp
   ]);
   const errs = errors(compilePipeline(p, resolver(two)).problems);
   const byPath = new Map(errs.map((e) => [e.path, e.message]));
-  assert.match(byPath.get('ensemble_scheduling.step[0].input_map.WRONG') ?? '', /model 'two' has no input 'WRONG' \(mapped from tensor 'IN2'\); its inputs are 'L', 'R'/);
-  assert.match(byPath.get('ensemble_scheduling.step[0].output_map.NOPE') ?? '', /model 'two' has no output 'NOPE' \(mapped to tensor 'extra'\); its outputs are 'S'/);
-  assert.match(byPath.get('ensemble_scheduling.step[0].input_map') ?? '', /pipeline 'names', step 'two' \(step\[0\]\): input 'R' of model 'two' is not mapped/);
+  assert.match(byPath.get('ensemble_scheduling.step[0].input_map.WRONG') ?? '', /^in ensemble names, ensemble tensor IN2 is mapping to non-existing input WRONG in model two; .*model 'two' has no input 'WRONG'; its inputs are 'L', 'R'/);
+  assert.match(byPath.get('ensemble_scheduling.step[0].output_map.NOPE') ?? '', /^in ensemble names, ensemble tensor extra is mapped from non-existing output NOPE in model two; .*model 'two' has no output 'NOPE'; its outputs are 'S'/);
+  assert.match(byPath.get('ensemble_scheduling.step[0].input_map') ?? '', /^in ensemble names, input R in model two is not mapped to any ensemble tensors; pipeline 'names', step 'two' \(step\[0\]\): add input 'R' to input_map/);
   assert.equal(errs.length, 3, JSON.stringify(errs, null, 1));
   // Optional model inputs may stay unmapped.
   const opt = model('opt', { X: F4, Z: ['TYPE_FP32', [4], { optional: true }] }, { Y: F4 });

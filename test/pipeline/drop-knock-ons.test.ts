@@ -62,7 +62,7 @@ steps:
 `);
   const messages = problems.filter((p) => p.severity === 'error').map((p) => p.message);
   assert.equal(messages.length, 3, messages.join('\n'));
-  assert.match(messages[0]!, /output 'Z' is never produced/);
+  assert.match(messages[0]!, /^output 'Z' for ensemble '[^']+' is not written; /);
   assert.match(messages[1]!, /unknown model 'nowhere'/);
   assert.match(messages[2]!, /reads tensor 'ghost'/);
 });

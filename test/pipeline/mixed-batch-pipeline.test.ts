@@ -122,6 +122,6 @@ test('a non-batching pipeline adds a batch dim of 1 for a batching step and stri
 });
 
 test('what Triton refuses at load stays refused, with its words', async () => {
-  await assert.rejects(server.loadModel('bad_shape'), /bad_shape.*input 'X' expects FP32 \[4\] but tensor 'IN' from the pipeline input is FP32 \[-1,2,2\] \(inconsistent shape\)/s);
-  await assert.rejects(server.loadModel('bad_mbs'), /pipeline 'bad_mbs' allows maximum batch size 8, but it contains model 'add1_small' which only allows maximum batch size to be 2/);
+  await assert.rejects(server.loadModel('bad_shape'), /Invalid argument: in ensemble bad_shape, ensemble tensor IN: inconsistent shape: \[-1,2,2\] is inferred from model bad_shape while \[4\] is inferred from model add10_flat; .*input 'X' expects FP32 \[4\] but tensor 'IN' from the pipeline input is FP32 \[-1,2,2\]/s);
+  await assert.rejects(server.loadModel('bad_mbs'), /Invalid argument: ensemble bad_mbs allows maximum batch size 8, but it contains model add1_small which only allows maximum batch size to be 2; /);
 });

@@ -53,9 +53,9 @@ test('an unknown step model: one error per step naming the repositories searched
   const mine = join(root.dir, 'mine');
   const report = await validateRepository([mine], registry, { nearby: [nearby.dir] });
   assert.deepEqual(report.problems.map((p) => `${p.line}:${p.col}: ${p.message}`), [
-    `8:5: pipeline 'pipe', step 'ident' (step[0]): unknown model 'ident'; it is not in the model repository (or not loaded); `
+    `8:5: ensemble pipe contains models that are not available or ambiguous: ident; pipeline 'pipe', step 'ident' (step[0]): unknown model 'ident'; it is not in the model repository (or not loaded); `
       + `repositories searched: ${mine}; the repository '${join(root.dir, 'models')}' has it: add --model-repository ${join(root.dir, 'models')}`,
-    `11:5: pipeline 'pipe', step 'elsewhere_step' (step[1]): unknown model 'elsewhere_step'; it is not in the model repository (or not loaded); `
+    `11:5: ensemble pipe contains models that are not available or ambiguous: elsewhere_step; pipeline 'pipe', step 'elsewhere_step' (step[1]): unknown model 'elsewhere_step'; it is not in the model repository (or not loaded); `
       + `repositories searched: ${mine}; the repository '${nearby.dir}' has it: add --model-repository ${nearby.dir}`,
   ]);
   const without = await validateRepository([mine], registry);

@@ -18,13 +18,11 @@ const validate = (args: readonly string[]) => runTributary(['validate', ...args]
  * What validate must print for a load's message: after Triton's "version <v> is at UNAVAILABLE
  * state: <Status>: " (without the list's ';'), a config refusal lists its problems one per line as
  * "<message>; <file>:<line>:<col>" (Triton's words first), which validate prints as
- * "<file>:<line>:<col>: error: <message>"; a pipeline refusal lists them as validate prints them;
- * any other reason is one problem of the model.
+ * "<file>:<line>:<col>: error: <message>"; so does a pipeline refusal; any other reason is one
+ * problem of the model.
  */
 function expectedLines(model: string, message: string): string[] {
   const reason = /version \d+ is at UNAVAILABLE state: [A-Za-z ]+: ([\s\S]*);$/.exec(message)?.[1] ?? message;
-  const listed = /^invalid pipeline:\n([\s\S]*)$/.exec(reason);
-  if (listed) return listed[1]!.split('\n');
   const lines = reason.split('\n');
   const placed = lines.map((l) => /^([\s\S]*); (\S+:\d+:\d+)$/.exec(l));
   if (placed.every((m) => m)) return placed.map((m) => `${m![2]}: error: ${m![1]}`);
