@@ -1,9 +1,9 @@
 /**
  * Every long option of `tritonserver`, as src/command_line_parser.cc of
  * triton-inference-server/server declares them (TritonParser::SetupOptions), read at commit
- * 0299e638036b53bd5426fc2051161dc1da484358, plus the five later revisions of the file add
+ * 0299e638036b53bd5426fc2051161dc1da484358, plus the six later revisions of the file add
  * (--model-config-name, --enable-peer-access, --grpc-infer-thread-count,
- * --grpc-max-response-pool-size, --allow-client-shm). Includes the options of optional builds (SageMaker, Vertex AI,
+ * --grpc-max-response-pool-size, --allow-client-shm, --http-max-input-size). Includes the options of optional builds (SageMaker, Vertex AI,
  * tracing) and the deprecated ones, since scripts still pass them.
  */
 export const TRITONSERVER_FLAGS: readonly string[] = [
@@ -19,7 +19,7 @@ export const TRITONSERVER_FLAGS: readonly string[] = [
   'model-load-retry-count', 'model-namespacing', 'enable-peer-access',
   // HTTP
   'allow-http', 'http-address', 'http-port', 'reuse-http-port', 'http-header-forward-pattern', 'http-thread-count',
-  'http-restricted-api',
+  'http-restricted-api', 'http-max-input-size',
   // GRPC
   'allow-grpc', 'grpc-address', 'grpc-port', 'reuse-grpc-port', 'grpc-header-forward-pattern', 'grpc-infer-thread-count',
   'grpc-infer-allocation-pool-size', 'grpc-max-response-pool-size', 'grpc-use-ssl', 'grpc-use-ssl-mutual',
