@@ -140,7 +140,7 @@ export class ScriptIsolate {
   readonly #context: ivm.Context;
   readonly #scratchBuffer = new SharedArrayBuffer(SCRATCH_BYTES);
   readonly #scratch = new Scratch(this.#scratchBuffer);
-  #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference; resume: ivm.Reference; ready: ivm.Reference };
+  #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference; resume: ivm.Reference; ready: ivm.Reference; discard: ivm.Reference };
   readonly #live = new Map<number, LiveCall>();
   readonly #children = new Map<number, { callId: number; cancel: () => void }>();
   /** Entries issued and not yet settled (isolated-vm runs an isolate's entries in issue order). */
@@ -179,7 +179,7 @@ export class ScriptIsolate {
       const g = s.#context.global;
       const ref = (n: string) => g.getSync(n, { reference: true }) as ivm.Reference;
       s.#refs = {
-        init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize'), resume: ref('__trb_resume'), ready: ref('__trb_ready'),
+        init: ref('__trb_init'), execute: ref('__trb_execute'), deliver: ref('__trb_deliver'), finalize: ref('__trb_finalize'), resume: ref('__trb_resume'), ready: ref('__trb_ready'), discard: ref('__trb_discard'),
       };
       const init = { ...spec.init, instanceIndex };
       // An empty answer rather than none: the script has isReady() (bls/entry.ts).
@@ -236,6 +236,14 @@ export class ScriptIsolate {
         return call.outcome();
       }
       this.#live.delete(call.id);
+      // The stopped run's metric changes go: the re-run makes them again (bls/metric-family.ts).
+      // Entered once the call is forgotten: what the stopped run left queued (its sends) runs
+      // with this entry and finds no call to reach.
+      try {
+        this.#refs.discard.applySync(undefined, [], { timeout: this.#gate.boundMs });
+      } catch {
+        // Only unsent metric changes are at stake; the re-run goes ahead.
+      }
       return this.execute(requests, handlers);
     }
     call.spentMs = performance.now() - t0;

@@ -1,5 +1,6 @@
 import { children, current, host, scratch } from './host-channel.js';
 import { flushSends, resume } from './send-queue.js';
+import { discardMetrics, flushMetrics } from './metric-family.js';
 import { responseToWire } from './inference-response.js';
 import { ModelError, errorToWire } from './model-error.js';
 import { Request } from './request.js';
@@ -26,7 +27,7 @@ const YES: WireResponse[] = [];
 /**
  * Wires the script's default export to the host: installs the functions the host calls
  * (`__trb_init`, `__trb_execute`, `__trb_deliver`, `__trb_finalize`, `__trb_resume`,
- * `__trb_ready`). Every async result goes back through `host().done(callId, ...)`; the host
+ * `__trb_ready`, `__trb_discard`). Every async result goes back through `host().done(callId, ...)`; the host
  * calls in synchronously and isolated-vm drains the microtask queue before returning, so a script
  * that never awaits the host completes in one entry.
  */
@@ -39,12 +40,14 @@ export function install(ModelClass: unknown): void {
   let model: ScriptModel | undefined;
   let decoupled = false;
 
-  // Responses still queued by ResponseSender.send reach the host before the call's outcome does.
-  const fail = (callId: number, e: unknown) => { flushSends(); host().done(callId, null, errorToWire(e)); };
+  // Responses still queued by ResponseSender.send reach the host before the call's outcome does, and
+  // so do the call's metric changes (a statistic read after the answer sees them).
+  const fail = (callId: number, e: unknown) => { flushSends(); flushMetrics(); host().done(callId, null, errorToWire(e)); };
   const complete = (callId: number, v: unknown, map: (v: unknown) => WireResponse[] | null) => {
     let out: WireResponse[] | null;
     try { out = map(v); } catch (e) { fail(callId, e); return; }
     flushSends();
+    flushMetrics();
     if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
   };
   const run = (callId: number, f: () => unknown, map: (v: unknown) => WireResponse[] | null) => {
@@ -114,6 +117,9 @@ export function install(ModelClass: unknown): void {
 
   // Asked by the model ready endpoint (script-isolate.ts), only of a model that has isReady().
   g.__trb_ready = (callId: number) => run(callId, () => model!.isReady!(), (v) => (v === true ? YES : null));
+
+  // A run the host stopped on the main thread is re-run from the start: its metric changes go.
+  g.__trb_discard = () => discardMetrics();
 
   // A paused request's client took its responses (open), or the request is gone (send-queue.ts).
   g.__trb_resume = (callId: number, index: number, open: boolean) => {

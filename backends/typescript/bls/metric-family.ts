@@ -28,12 +28,23 @@ const FLUSH_METRICS = 1024;
 const dirty: Pending[] = [];
 let scheduled = false;
 
-function flushMetrics(): void {
+/** Send what the metrics changed since the last flush (also at the end of every call: entry.ts). */
+export function flushMetrics(): void {
   scheduled = false;
   if (!dirty.length) return;
   const out: number[] = [];
   for (const m of dirty.splice(0)) m.drain(out);
   host().metrics(out);
+}
+
+/**
+ * Forget what changed since the last flush. The host calls this after it stopped a run on the main
+ * thread to re-run it on the isolate thread (script-isolate.ts): the stopped run's changes would
+ * otherwise be counted twice, and its flush, due in a microtask that never ran, left `scheduled` set.
+ */
+export function discardMetrics(): void {
+  for (const m of dirty.splice(0)) m.reset();
+  scheduled = false;
 }
 
 function touched(m: Pending): void {
@@ -80,6 +91,16 @@ class Pending {
     if (this.dirty) return;
     this.dirty = true;
     touched(this);
+  }
+
+  /** Forget the change since the last flush. */
+  reset(): void {
+    this.dirty = false;
+    this.value = 0;
+    this.set = false;
+    this.perBucket?.fill(0);
+    this.sum = 0;
+    this.count = 0;
   }
 
   /** Append the change since the last flush to `out`, and forget it. */

@@ -34,6 +34,26 @@ export default class Model {
 `,
 };
 
+/** Counts N on a custom counter, then spins MS ms. */
+const METERED_SPIN: ScriptModel = {
+  ...spinModel(1),
+  params: { fast_path_ms: '2' },
+  code: `import { InferenceResponse, MetricFamily, Tensor, type Request } from 'tributary/bls';
+const counted = new MetricFamily({ name: 'spin_counted_total', description: 'N summed', kind: 'counter' }).metric();
+export default class Model {
+  execute(requests: Request[]): InferenceResponse[] {
+    return requests.map((r) => {
+      const ms = (r.input('MS').data as Int32Array)[0];
+      counted.increment(ms > 0 ? 1000 : 1);
+      const t0 = Date.now();
+      while (Date.now() - t0 < ms);
+      return new InferenceResponse({ outputs: [new Tensor('T', 'FP64', [2], [0, ms])] });
+    });
+  }
+}
+`,
+};
+
 /** Calls echo twice, one child after the other, then spins MS ms after the first child's answer. */
 const CHAIN_CODE = `import { InferenceRequest, InferenceResponse, Tensor, type Request } from 'tributary/bls';
 export default class Model {
@@ -98,7 +118,7 @@ describe('the fast path of short scripts', () => {
   before(async () => {
     setLogSink((line) => { lines.push(line); });
     updateLogSettings({ log_verbose_level: 1 });
-    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: FLUSHING_SENDER });
+    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: FLUSHING_SENDER, metered: METERED_SPIN });
     server = await createServer({ modelRepository: repo.dir });
   });
   after(async () => {
@@ -148,6 +168,23 @@ describe('the fast path of short scripts', () => {
     // The p99 target is the bench's figure (npm run bench bls), where the machine is quiet.
     const ms = (ns: number) => (ns / 1e6).toFixed(2);
     assert.ok(h.max / 1e6 < 100, `event-loop delay max ${ms(h.max)} ms (p99 ${ms(h.percentile(99))} ms) while the script ran 1000 ms`);
+  });
+
+  test('a stopped and re-run call counts its custom metric changes once', async () => {
+    const run = (ms: number) => lastValueFrom(server.infer({ model: 'metered', inputs: [createTensor('MS', 'INT32', [1], [ms])] }));
+    let calls = 0;
+    await warm('metered', () => { calls++; return run(0); });
+    // Stopped on the main thread after its increment, then re-run on its isolate thread, which
+    // increments again: the stopped run's change must not reach the counter.
+    await run(50);
+    assert.equal(said('metered', 'ran past fast_path_ms'), 1);
+    const series = () => {
+      for (const f of server.customMetrics?.().families() ?? []) if (f.name === 'spin_counted_total') for (const x of f.series()) return x.value;
+      return undefined;
+    };
+    const until = Date.now() + 5000;
+    while (series() !== calls + 1000 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(series(), calls + 1000);
   });
 
   test('BLS continuations give the same answers with the fast path on and off, also when a continuation is long', async () => {
