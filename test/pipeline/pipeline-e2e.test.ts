@@ -40,7 +40,9 @@ test('the diamond pipeline: two 50 ms identity branches overlap, outputs are the
   const byName = new Map(responses[0]!.outputs.map((t) => [t.name, t]));
   assert.deepEqual(vals(byName.get('LEFT')), [1, 2, 3, 4]);
   assert.deepEqual(vals(byName.get('RIGHT')), [1, 2, 3, 4]);
-  assert.ok(ms >= 49 && ms < 90, `diamond took ${ms.toFixed(1)} ms`);
+  // Overlap is read from the statistics below (steps' time against the pipeline's wall time),
+  // which a loaded machine stretches alike; a wall-clock ceiling would only measure the load.
+  assert.ok(ms >= 49, `diamond took ${ms.toFixed(1)} ms, less than one branch's delay`);
   const stats = server.modelStatistics('diamond').model_stats[0]!;
   assert.deepEqual(stats.step_stats?.map((s) => [s.step, s.count]), [['ident', 2], ['slow_a', 2], ['slow_b', 2], ['pair', 2]]);
   const summed = stats.step_stats!.reduce((a, s) => a + s.ns, 0);
