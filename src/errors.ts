@@ -609,6 +609,9 @@ export const Errors = {
   sequenceCorrId: define('TRB_SEQUENCE_CORRID', 'INVALID_ARG', (model: string, input: string, id: string, datatype: string) =>
     `model ${q(model)}: correlation ID ${id} cannot be given to control input ${q(input)} of type ${datatype}`),
 
+  // Triton's words (core infer_request.cc): a string ID for a numeric CORRID control, or the reverse.
+  sequenceCorrIdType: define('TRB_SEQUENCE_CORRID_TYPE', 'INVALID_ARG', (model: string, control: string, got: 'BYTES' | 'UINT64', expected: string) =>
+    `sequence batching control ${q(control)} data-type is ${q(got)}, but model ${q(model)} expects ${q(expected)}; send the sequence_id as ${expected === 'BYTES' ? 'a string' : 'an integer'}`),
   // backends
   // Triton's Python backend is the one a newcomer brings most often; it has a porting guide.
   backendUnknown: define('TRB_BACKEND_UNKNOWN', 'INVALID_ARG', (model: string, backend: string, known?: readonly string[]) =>

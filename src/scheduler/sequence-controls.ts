@@ -62,17 +62,20 @@ function pair<T>(v: readonly T[]): readonly [T, T] {
 function corrid(name: string, c: SequenceControl, shape: number[], model: string): ControlBuilder {
   const dt = c.data_type ?? 'TYPE_UINT64';
   if (!CORRID_TYPES.has(dt)) throw Errors.configInvalid(`CONTROL_SEQUENCE_CORRID data_type must be one of ${[...CORRID_TYPES].join(', ')}, got ${dt}`);
-  if (dt === 'TYPE_STRING') return (f) => createTensor(name, 'BYTES', shape, [String(f.id)]);
+  // As Triton (infer_request.cc): a string ID goes only to a TYPE_STRING control, an integer ID
+  // only to an integer one.
+  if (dt === 'TYPE_STRING') {
+    return (f) => {
+      if (typeof f.id !== 'string') throw Errors.sequenceCorrIdType(model, name, 'UINT64', 'BYTES');
+      return createTensor(name, 'BYTES', shape, [f.id]);
+    };
+  }
   const wire = dt.slice(5) as 'UINT64' | 'INT64' | 'UINT32' | 'INT32';
   const [lo, hi] = wire === 'UINT64' ? [0n, 2n ** 64n - 1n] : wire === 'INT64' ? [-(2n ** 63n), 2n ** 63n - 1n]
     : wire === 'UINT32' ? [0n, 2n ** 32n - 1n] : [-(2n ** 31n), 2n ** 31n - 1n];
   return (f) => {
-    let id: bigint;
-    try {
-      id = typeof f.id === 'bigint' ? f.id : BigInt(f.id);
-    } catch {
-      throw Errors.sequenceCorrId(model, name, `'${f.id}'`, wire);
-    }
+    if (typeof f.id === 'string') throw Errors.sequenceCorrIdType(model, name, 'BYTES', wire);
+    const id = f.id;
     if (id < lo || id > hi) throw Errors.sequenceCorrId(model, name, String(f.id), wire);
     return createTensor(name, wire, shape, wire.endsWith('64') ? [id] : [Number(id)]);
   };

@@ -150,6 +150,16 @@ test('control inputs: START/END/READY in int32, fp32 and bool forms; CORRID as U
   await flush();
   assert.equal(big.errorCode, 'TRB_SEQUENCE_CORRID');
   assert.equal(i3.batches.length, 0);
+  // Triton's type check: a string ID to a numeric control, an integer ID to a string one.
+  const { send: s4 } = setup({ sb: { control_input: [control('CORRID', { kind: 'CONTROL_SEQUENCE_CORRID', data_type: 'TYPE_INT32' })] } });
+  const named = s4('named', 'session-1', { start: true });
+  const { send: s5 } = setup({ sb: { control_input: [control('CORRID', { kind: 'CONTROL_SEQUENCE_CORRID', data_type: 'TYPE_STRING' })] } });
+  const numbered = s5('numbered', 5n, { start: true });
+  await flush();
+  assert.equal(named.errorCode, 'TRB_SEQUENCE_CORRID_TYPE');
+  assert.match((named.events[0] as { error: Error }).error.message, /^sequence batching control 'CORRID' data-type is 'BYTES', but model '[^']+' expects 'INT32'/);
+  assert.equal(numbered.errorCode, 'TRB_SEQUENCE_CORRID_TYPE');
+  assert.match((numbered.events[0] as { error: Error }).error.message, /^sequence batching control 'CORRID' data-type is 'UINT64', but model '[^']+' expects 'BYTES'/);
 });
 
 test('control input configs are checked at load, every problem reported', () => {
