@@ -330,6 +330,12 @@ export const Errors = {
     `${where} 'parameters' must be an object`),
   requestParameterType: define('TRB_REQUEST_PARAMETER_TYPE', 'INVALID_ARG', (where: string, key: string, must: string, got?: string) =>
     `${where} parameter ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
+  // Triton's words (server http_server.cc, grpc/infer_handler.cc), which differ by front end.
+  requestParameterTriton: define('TRB_REQUEST_PARAMETER_TRITON', 'INVALID_ARG', (key: string, transport: 'http' | 'grpc') =>
+    `${transport === 'http'
+      ? "parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified."
+      : "parameter keys starting with 'triton_' are reserved for Triton usage. Only the following keys starting with 'triton_' are allowed: triton_enable_empty_final_response"
+    }; the request has ${q(key.length > 64 ? `${key.slice(0, 64)}...` : key)}`),
   requestInputInvalid: define('TRB_REQUEST_INPUT_INVALID', 'INVALID_ARG', (index: number) =>
     `input ${index} must be an object with name, datatype, shape and data`),
   requestInputNameMissing: define('TRB_REQUEST_INPUT_NAME_MISSING', 'INVALID_ARG', (index: number) =>

@@ -144,7 +144,9 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
     inputs[i] = t;
   }
   cursor.finish();
-  const parsed = parseRequestParameters(readParams('request', json.parameters, ctx.lossy));
+  const params = readParams('request', json.parameters, ctx.lossy);
+  for (const k of Object.keys(params ?? {})) if (k.startsWith('triton_')) throw Errors.requestParameterTriton(k, 'http');
+  const parsed = parseRequestParameters(params);
   const encoding: ResponseEncoding = { binaryDefault: parsed.binaryDataOutput ?? false };
   let outputs: RequestedOutput[] | undefined;
   if (json.outputs !== undefined) {

@@ -12,7 +12,7 @@ const ctx = { model: 'm' };
 test('decodes inputs, outputs, id and reserved parameters into request fields', () => {
   const { request, encoding } = decodeInferRequest({
     id: 'r1',
-    parameters: { sequence_id: 42, sequence_start: true, priority: 2, timeout: 1000, binary_data_output: true, custom: 'x', triton_enable_empty_final_response: true },
+    parameters: { sequence_id: 42, sequence_start: true, priority: 2, timeout: 1000, binary_data_output: true, custom: 'x' },
     inputs: [{ name: 'IN', datatype: 'FP32', shape: [1, 2], data: [[1, 2]] }],
     outputs: [{ name: 'OUT', parameters: { binary_data: false, classification: 2 } }],
   }, { model: 'm', version: '3' });
@@ -22,7 +22,7 @@ test('decodes inputs, outputs, id and reserved parameters into request fields', 
   assert.deepEqual(request.sequence, { id: 42n, start: true, end: false });
   assert.equal(request.priority, 2);
   assert.equal(request.timeoutUs, 1000);
-  assert.deepEqual(request.parameters, { custom: 'x', triton_enable_empty_final_response: true });
+  assert.deepEqual(request.parameters, { custom: 'x' });
   assert.deepEqual(request.outputs, [{ name: 'OUT', parameters: { binary_data: false, classification: 2 } }]);
   assert.deepEqual(encoding, { binaryDefault: true, binary: { OUT: false } });
   assert.deepEqual(Array.from(request.inputs[0]!.data as Float32Array), [1, 2]);
@@ -117,6 +117,7 @@ test('malformed requests get their own error codes', () => {
     [{ inputs: [], parameters: { priority: -1 } }, Errors.requestParameterType],
     [{ inputs: [], parameters: { sequence_start: 'yes' } }, Errors.requestParameterType],
     [{ inputs: [], parameters: { x: { a: 1 } } }, Errors.requestParameterType],
+    [{ inputs: [], parameters: { triton_enable_empty_final_response: true } }, Errors.requestParameterTriton],
     [{ inputs: [], outputs: 5 }, Errors.requestOutputsNotArray],
     [{ inputs: [], outputs: [{}] }, Errors.requestOutputInvalid],
     [{ inputs: [], outputs: [{ name: 'o', parameters: { binary_data: 1 } }] }, Errors.tensorParameterInvalid],

@@ -97,8 +97,9 @@ function decodeInputs(msg: ModelInferRequestMsg, opts: DecodeOptions): Tensor[] 
 
 /**
  * A ModelInferRequest as an InferenceRequest. Raw contents become tensor views over the received
- * buffers (no per-element decode); reserved parameters become request fields; `triton_*`
- * parameters stay with the front end.
+ * buffers (no per-element decode); reserved parameters become request fields;
+ * `triton_enable_empty_final_response` stays with the front end, and any other `triton_*` key is
+ * refused, as Triton refuses it.
  */
 export function inferRequestFromProto(msg: ModelInferRequestMsg, opts: DecodeOptions = {}): DecodedInferRequest {
   try {
@@ -123,7 +124,9 @@ function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferReq
       if (k === 'triton_enable_empty_final_response') {
         if (typeof v !== 'boolean') throw Errors.requestParameterType('request', k, 'a boolean');
         emptyFinalResponse = v;
-      } else if (!k.startsWith('triton_')) {
+      } else if (k.startsWith('triton_')) {
+        throw Errors.requestParameterTriton(k, 'grpc');
+      } else {
         rest[k] = v;
       }
     }

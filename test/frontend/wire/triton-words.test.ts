@@ -95,3 +95,17 @@ test('client shared memory off: CUDA status answers 200 [], system unregister 50
   assert.equal(un.status, 501);
   assert.equal(await errorOf(un), "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.");
 });
+
+test('request parameters starting with triton_ are refused in Triton\'s words, which differ by front end', async () => {
+  const res = await post('/v2/models/simple/infer', JSON.stringify({
+    parameters: { triton_custom: 1 }, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] }],
+  }));
+  assert.equal(res.status, 400);
+  assert.equal(await errorOf(res), "parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.; the request has 'triton_custom'");
+  const e = await grpcError('ModelInfer', {
+    model_name: 'simple', parameters: { triton_custom: { int64_param: 1 } },
+    inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4], contents: { fp32_contents: [1, 2, 3, 4] } }],
+  });
+  assert.equal(e.code, status.INVALID_ARGUMENT);
+  assert.match(e.details, /^parameter keys starting with 'triton_' are reserved for Triton usage\. Only the following keys starting with 'triton_' are allowed: triton_enable_empty_final_response; /);
+});
