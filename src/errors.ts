@@ -96,6 +96,11 @@ const q = (s: unknown) => `'${String(s)}'`;
 const forModel = (model: string | undefined) => (model === undefined ? '' : ` for model ${q(model)}`);
 /** The model after Triton's sentence, where its sentence does not name it. */
 const ofModel = (model: string | undefined) => (model === undefined ? '' : `; model ${q(model)}`);
+/** The InferParameter field Triton's gRPC front end takes for each reserved request parameter. */
+const GRPC_PARAMETER_TYPES: Readonly<Record<string, string>> = {
+  sequence_id: 'int64_param or string_param', sequence_start: 'bool_param', sequence_end: 'bool_param',
+  priority: 'int64_param or uint64_param', timeout: 'int64_param',
+};
 /** Which datatype a typed contents field carries (Triton's "of type" for data in the wrong field). */
 const CONTENTS_TYPE: Readonly<Record<string, string>> = {
   bool_contents: 'BOOL', int_contents: 'INT32', int64_contents: 'INT64', uint_contents: 'UINT32',
@@ -330,6 +335,13 @@ export const Errors = {
     `${where} 'parameters' must be an object`),
   requestParameterType: define('TRB_REQUEST_PARAMETER_TYPE', 'INVALID_ARG', (where: string, key: string, must: string, got?: string) =>
     `${where} parameter ${q(key)} must be ${must}${got === undefined ? '' : `, got ${got}`}`),
+  // A reserved request parameter of the wrong type or range, in Triton's words for each front end
+  // (server http_server.cc, grpc/infer_handler.cc); then ours.
+  requestParameterReserved: define('TRB_REQUEST_PARAMETER_RESERVED', 'INVALID_ARG', (key: string, transport: 'http' | 'grpc', must: string, got: string, wrongType: boolean) =>
+    `${transport === 'http' ? `Unable to parse ${q(key)}`
+      : key === 'priority' && !wrongType ? "invalid value for 'priority', expected value >= 0."
+        : wrongType && GRPC_PARAMETER_TYPES[key] ? `invalid value type for ${q(key)} parameter, expected ${GRPC_PARAMETER_TYPES[key]}.`
+          : `request parameter ${q(key)} is refused`}; request parameter ${q(key)} must be ${must}, got ${got}`),
   // Triton's words (server http_server.cc, grpc/infer_handler.cc), which differ by front end.
   requestParameterTriton: define('TRB_REQUEST_PARAMETER_TRITON', 'INVALID_ARG', (key: string, transport: 'http' | 'grpc') =>
     `${transport === 'http'

@@ -21,21 +21,22 @@ const UINT64_MAX = 2n ** 64n - 1n;
  * sequence ID keeps it exact; a priority or timeout that large is taken as the nearest number
  * (a level far past any configured one, a timeout of centuries).
  */
-function uint64(key: string, v: ParamValue): bigint {
+function uint64(key: string, v: ParamValue, transport: Transport): bigint {
   const n = typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : v;
   if (typeof n !== 'bigint' || n < 0n || n > UINT64_MAX) {
     const shown = typeof v === 'string' ? JSON.stringify(v) : String(v);
-    throw Errors.requestParameterType('request', key, 'a non-negative integer below 2^64', shown);
+    const wrongType = typeof v !== 'number' && typeof v !== 'bigint';
+    throw Errors.requestParameterReserved(key, transport, 'a non-negative integer below 2^64', shown, wrongType);
   }
   return n;
 }
 
-function uint(key: string, v: ParamValue): number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : Number(uint64(key, v));
+function uint(key: string, v: ParamValue, transport: Transport): number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : Number(uint64(key, v, transport));
 }
 
-function bool(key: string, v: ParamValue): boolean {
-  if (typeof v !== 'boolean') throw Errors.requestParameterType('request', key, 'a boolean', JSON.stringify(String(v)));
+function bool(key: string, v: ParamValue, transport: Transport): boolean {
+  if (typeof v !== 'boolean') throw Errors.requestParameterReserved(key, transport, 'a boolean', JSON.stringify(String(v)), true);
   return v;
 }
 
@@ -53,7 +54,10 @@ export function checkParamValue(where: string, key: string, v: unknown, lossy = 
   throw Errors.requestParameterType(where, key, 'a string, number or boolean', v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 }
 
-export function parseRequestParameters(params: Parameters | undefined): ParsedRequestParameters {
+/** Which front end the parameters came through: Triton words their refusals differently. */
+type Transport = 'http' | 'grpc';
+
+export function parseRequestParameters(params: Parameters | undefined, transport: Transport = 'http'): ParsedRequestParameters {
   const out: ParsedRequestParameters = { fields: {} };
   if (!params) return out;
   let rest: Parameters | undefined;
@@ -65,13 +69,13 @@ export function parseRequestParameters(params: Parameters | undefined): ParsedRe
     switch (key) {
       case 'sequence_id':
         if (typeof v === 'string') seqId = v;
-        else seqId = uint64(key, v);
+        else seqId = uint64(key, v, transport);
         break;
-      case 'sequence_start': start = bool(key, v); break;
-      case 'sequence_end': end = bool(key, v); break;
-      case 'priority': out.fields.priority = uint(key, v); break;
-      case 'timeout': out.fields.timeoutUs = uint(key, v); break;
-      case 'binary_data_output': out.binaryDataOutput = bool(key, v); break;
+      case 'sequence_start': start = bool(key, v, transport); break;
+      case 'sequence_end': end = bool(key, v, transport); break;
+      case 'priority': out.fields.priority = uint(key, v, transport); break;
+      case 'timeout': out.fields.timeoutUs = uint(key, v, transport); break;
+      case 'binary_data_output': out.binaryDataOutput = bool(key, v, transport); break;
       case 'headers': break;
       default:
         (rest ??= {})[key] = v;

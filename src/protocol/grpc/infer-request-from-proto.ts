@@ -134,7 +134,7 @@ function decode(msg: ModelInferRequestMsg, opts: DecodeOptions): DecodedInferReq
   }
   // A sequence_id past 2^53 is a bigint here (int64Value) and stays exact through it; one below 0
   // (an int64_param) is refused with its digits.
-  const parsed = parseRequestParameters(params);
+  const parsed = parseRequestParameters(params, 'grpc');
 
   const inputs = decodeInputs(msg, opts);
 

@@ -109,3 +109,17 @@ test('request parameters starting with triton_ are refused in Triton\'s words, w
   assert.equal(e.code, status.INVALID_ARGUMENT);
   assert.match(e.details, /^parameter keys starting with 'triton_' are reserved for Triton usage\. Only the following keys starting with 'triton_' are allowed: triton_enable_empty_final_response; /);
 });
+
+test('a reserved request parameter of the wrong type: Triton\'s words for each front end', async () => {
+  const res = await post('/v2/models/simple/infer', JSON.stringify({
+    parameters: { sequence_start: 'yes' }, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] }],
+  }));
+  assert.equal(res.status, 400);
+  assert.match(await errorOf(res), /^Unable to parse 'sequence_start'; /);
+  const input = { name: 'INPUT0', datatype: 'FP32', shape: [1, 4], contents: { fp32_contents: [1, 2, 3, 4] } };
+  const start = await grpcError('ModelInfer', { model_name: 'simple', parameters: { sequence_start: { int64_param: 1 } }, inputs: [input] });
+  assert.equal(start.code, status.INVALID_ARGUMENT);
+  assert.match(start.details, /^invalid value type for 'sequence_start' parameter, expected bool_param\.; /);
+  const priority = await grpcError('ModelInfer', { model_name: 'simple', parameters: { priority: { int64_param: -1 } }, inputs: [input] });
+  assert.match(priority.details, /^invalid value for 'priority', expected value >= 0\.; /);
+});
