@@ -71,6 +71,13 @@ function tensors(r: ConfigReporter, kind: 'input' | 'output', list: readonly (Mo
     if ('format' in io && io.format && io.format !== 'FORMAT_NONE' && io.dims.length !== 3) {
       r.triton(`${at}.format`, `model input NHWC/NCHW require 3 dims${forModel}`, `${who}: format ${io.format} needs 3 dims (without the batch dimension), got ${io.dims.length}`);
     }
+    // TensorRT-only fields (ValidateModelInput/Output, ValidateNonLinearFormatIO); no backend here runs TensorRT.
+    if (io.is_shape_tensor && r.config.platform !== 'tensorrt_plan') {
+      r.triton(`${at}.is_shape_tensor`, `shape tensors are only supported for TensorRT platform${forModel}`, who);
+    }
+    if (io.is_non_linear_format_io && r.config.platform !== 'tensorrt_plan') {
+      r.triton(`${at}.is_non_linear_format_io`, `Non-linear IO format is only supported for the TensorRT platform${forModel}`, who);
+    }
     if (io.reshape) reshape(r, at, who, model, forModel, io.dims, io.reshape.shape, mbs);
   });
 }
