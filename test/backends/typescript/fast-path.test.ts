@@ -138,6 +138,24 @@ describe('the fast path of short scripts', () => {
     for (let i = 0; i < 200 && !last().includes('now runs'); i++) await once();
     assert.match(last(), /now runs on the main thread/, `${model} reached the fast path`);
   };
+  /**
+   * Warm `model` onto the main thread, then make the call `attempt` that should be stopped there.
+   * The gate reads the script's CPU time per call, which a loaded machine raises: the call may then
+   * run on the isolate thread from the start (nothing to stop, nothing to test), so it is tried
+   * again, at most 5 times. Returns the stopped attempt's result, and what the others returned.
+   */
+  const untilStopped = async <T>(model: string, once: () => Promise<unknown>, attempt: () => Promise<T>, prepare?: () => Promise<unknown>) => {
+    const missed: T[] = [];
+    for (let i = 0; i < 5; i++) {
+      await warm(model, once);
+      await prepare?.();
+      const before = said(model, 'ran past fast_path_ms');
+      const result = await attempt();
+      if (said(model, 'ran past fast_path_ms') > before) return { result, missed };
+      missed.push(result);
+    }
+    throw new Error(`${model}: no call was stopped on the main thread in 5 attempts`);
+  };
   const count = (ms: number) =>
     lastValueFrom(server.infer({ model: 'counting', inputs: [createTensor('MS', 'INT32', [1], [ms])] })).then((r) => [...(r.outputs[0]!.data as Float64Array)]);
 
@@ -146,15 +164,22 @@ describe('the fast path of short scripts', () => {
       const r = await lastValueFrom(server.infer({ model: 'echo', inputs: [createTensor('IN', 'FP32', [2], [i, 1])] }));
       assert.deepEqual([...(r.outputs[0]!.data as Float32Array)], [i, 1]);
     }
-    assert.equal(said('echo', 'now runs on the main thread'), 1);
+    assert.ok(said('echo', 'now runs on the main thread') >= 1);
   });
 
   test('a script that turns slow is stopped on the main thread and its request answered once from its isolate thread, the loop free meanwhile', async () => {
-    await warm('counting', () => count(0));
-    const runs = (await count(0))[0]!;
     const h = monitorEventLoopDelay({ resolution: 1 });
+    let runs = 0;
+    const { result: responses, missed } = await untilStopped('counting', () => count(0), async () => {
+      h.reset();
+      h.enable();
+      const r = await lastValueFrom(server.infer({ model: 'counting', inputs: [createTensor('MS', 'INT32', [1], [400])] }).pipe(toArray()));
+      h.disable();
+      return r;
+    }, async () => { runs = (await count(0))[0]!; });
+    // An attempt the gate sent off the main thread from the start ran once.
+    for (const m of missed) assert.equal(m.length, 1);
     h.enable();
-    const responses = await lastValueFrom(server.infer({ model: 'counting', inputs: [createTensor('MS', 'INT32', [1], [400])] }).pipe(toArray()));
     // Calls after a stop stay off the main thread, however long they take.
     const later = [await count(300), await count(300)];
     h.disable();
@@ -172,19 +197,20 @@ describe('the fast path of short scripts', () => {
 
   test('a stopped and re-run call counts its custom metric changes once', async () => {
     const run = (ms: number) => lastValueFrom(server.infer({ model: 'metered', inputs: [createTensor('MS', 'INT32', [1], [ms])] }));
-    let calls = 0;
-    await warm('metered', () => { calls++; return run(0); });
+    // Every answered call adds its increment once: 1 for the warm calls, 1000 for the spinning one.
+    let expected = 0;
+    const { missed } = await untilStopped('metered', () => run(0).then(() => { expected += 1; }), () => run(50).then(() => { expected += 1000; }));
     // Stopped on the main thread after its increment, then re-run on its isolate thread, which
     // increments again: the stopped run's change must not reach the counter.
-    await run(50);
     assert.equal(said('metered', 'ran past fast_path_ms'), 1);
+    assert.ok(missed.length < 5);
     const series = () => {
       for (const f of server.customMetrics?.().families() ?? []) if (f.name === 'spin_counted_total') for (const x of f.series()) return x.value;
       return undefined;
     };
     const until = Date.now() + 5000;
-    while (series() !== calls + 1000 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(series(), calls + 1000);
+    while (series() !== expected && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(series(), expected);
   });
 
   test('BLS continuations give the same answers with the fast path on and off, also when a continuation is long', async () => {
@@ -194,8 +220,10 @@ describe('the fast path of short scripts', () => {
     };
     await warm('chain_fast', () => once('chain_fast', 0));
     for (const model of ['chain_fast', 'chain_slow']) for (const ms of [0, 30, 0]) await once(model, ms);
-    // The long stretch runs after a child's answer, on the isolate thread: nothing was stopped.
-    assert.equal(said('chain_fast', 'ran past fast_path_ms'), 0);
+    // The long stretch runs after a child's answer, on the isolate thread: no call of chain_fast
+    // with its 30 ms stretch was stopped. (A CPU-starved machine can still stop the short part
+    // before the first child, which is re-run: the answers above hold either way.)
+    assert.ok(said('chain_fast', 'ran past fast_path_ms') < 2, 'at most the one stop a starved CPU can cause');
     assert.equal(said('chain_slow', 'now runs on the main thread'), 0);
   });
 
@@ -204,13 +232,13 @@ describe('the fast path of short scripts', () => {
       model, inputs: [createTensor('N', 'INT32', [1], [n]), createTensor('MS', 'INT32', [1], [ms])],
     }).pipe(toArray()));
     const values = (rs: { outputs: { data: unknown }[] }[]) => rs.flatMap((r) => r.outputs.map((o) => (o.data as Int32Array)[0]));
-    await warm('sender', () => send('sender', 2, 0));
     // Two responses still queued in the sandbox when the stop came: never sent, so re-run.
-    assert.deepEqual(values(await send('sender', 2, 50)), [0, 1]);
+    const stopped = await untilStopped('sender', () => send('sender', 2, 0), () => send('sender', 2, 50));
+    assert.deepEqual(values(stopped.result), [0, 1]);
+    for (const m of stopped.missed) assert.deepEqual(values(m), [0, 1]);
     assert.equal(said('sender', 'ran past fast_path_ms'), 1);
-    await warm('sender2', () => send('sender2', 2, 0));
     // Its two responses went to the client before the spin: a re-run would send them twice.
-    const err = await send('sender2', 2, 50).then(() => undefined, (e: unknown) => e);
+    const { result: err } = await untilStopped('sender2', () => send('sender2', 2, 0), () => send('sender2', 2, 50).then(() => undefined, (e: unknown) => e));
     assert.ok(err instanceof TributaryError, String(err));
     assert.equal(err.code, 'TRB_SCRIPT_FAST_PATH_STOPPED');
     assert.match(err.message, /model 'sender2': execute\(\) ran past fast_path_ms \(2 ms\)/);
