@@ -184,9 +184,12 @@ describe('the fast path of short scripts', () => {
     const later = [await count(300), await count(300)];
     h.disable();
     assert.equal(responses.length, 1);
-    // The stopped attempt counted one run and the re-run the next: the script's own state is kept.
-    assert.deepEqual([...(responses[0]!.outputs[0]!.data as Float64Array)], [runs + 2, 400]);
-    assert.deepEqual(later, [[runs + 3, 300], [runs + 4, 300]]);
+    // The stopped attempt counted a run (unless a starved CPU spent the whole bound before its first
+    // statement) and the re-run the next: the script's own state is kept, and the answer is one.
+    const [n, spun] = [...(responses[0]!.outputs[0]!.data as Float64Array)];
+    assert.equal(spun, 400);
+    assert.ok(n === runs + 2 || n === runs + 1, `runs ${runs}, answered ${n}`);
+    assert.deepEqual(later, [[n! + 1, 300], [n! + 2, 300]]);
     assert.equal(said('counting', 'ran past fast_path_ms (2 ms) on the main thread and was stopped'), 1);
     // The stop itself holds the loop for the bound plus isolated-vm's timer latency (0.1-16 ms
     // measured, on a loaded machine); had any of the three calls run on the main thread, 300 ms.
@@ -238,10 +241,17 @@ describe('the fast path of short scripts', () => {
     for (const m of stopped.missed) assert.deepEqual(values(m), [0, 1]);
     assert.equal(said('sender', 'ran past fast_path_ms'), 1);
     // Its two responses went to the client before the spin: a re-run would send them twice.
-    const { result: err } = await untilStopped('sender2', () => send('sender2', 2, 0), () => send('sender2', 2, 50).then(() => undefined, (e: unknown) => e));
-    assert.ok(err instanceof TributaryError, String(err));
-    assert.equal(err.code, 'TRB_SCRIPT_FAST_PATH_STOPPED');
-    assert.match(err.message, /model 'sender2': execute\(\) ran past fast_path_ms \(2 ms\)/);
+    const { result } = await untilStopped('sender2', () => send('sender2', 2, 0), () => send('sender2', 2, 50).then((rs) => ({ rs }), (e: unknown) => ({ e })));
+    if ('rs' in result) {
+      // A starved CPU can spend the bound before the responses went out: then the call is re-run,
+      // and each response still reaches the client once.
+      assert.deepEqual(values(result.rs), [0, 1]);
+    } else {
+      const err = result.e;
+      assert.ok(err instanceof TributaryError, String(err));
+      assert.equal(err.code, 'TRB_SCRIPT_FAST_PATH_STOPPED');
+      assert.match(err.message, /model 'sender2': execute\(\) ran past fast_path_ms \(2 ms\)/);
+    }
     assert.equal(said('sender2', 'ran past fast_path_ms'), 1);
   });
 });
