@@ -13,10 +13,8 @@
  * sequences. Those keep every behaviour the route has (its errors, compression, SSE, refusals).
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { Subscription } from 'rxjs';
 import { Errors, toTributaryError } from '../../errors.js';
 import type { DataPlane, Edge } from '../../dataplane/index.js';
-import type { InferenceResponse } from '../../inference/index.js';
 import {
   HEADER_LENGTH, binaryChunks, binaryOutputSize, encodeInferResponseParts, frameBinary, httpStatusOf, wireMessageOf,
   type SharedMemoryAccess,
@@ -26,6 +24,7 @@ import type { RestrictionTable } from '../restrict/index.js';
 import { decodeHttpInfer } from './decode-http-infer.js';
 import { readBody } from './read-body.js';
 import { RequestHeaders } from './request-headers.js';
+import { answerOnce } from './respond-stream.js';
 import { MAX_PARAM_LENGTH } from './send-error.js';
 
 const PREFIX = '/v2/models/';
@@ -101,7 +100,7 @@ export function serveInferDirectly(server: HttpServer, o: FastInferOptions): voi
       }
       const enc = encoding;
       const traceparent = call.traceparent;
-      answerUnary(res, target.model, call.responses, (r) => {
+      answerOnce(res, target.model, call.responses, (r) => {
         const out = encodeInferResponseParts(r, enc, o.sharedMemory);
         const headers: Record<string, string | number> = {};
         const tp = traceparent();
@@ -127,7 +126,7 @@ export function serveInferDirectly(server: HttpServer, o: FastInferOptions): voi
           for (const c of chunks) res.write(c);
           res.end();
         }
-      }, draining);
+      }, (e) => answerError(res, e, draining), () => Errors.tooManyResponses(target.model));
     });
   });
 }
@@ -143,47 +142,4 @@ function answerError(res: ServerResponse, error: unknown, draining: () => boolea
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': body.byteLength };
   if (draining()) headers.connection = 'close';
   res.writeHead(httpStatusOf(e), headers).end(body);
-}
-
-/** One response, as respond-stream.ts's respondUnary: a second one is an error, none is an empty answer. */
-function answerUnary(res: ServerResponse, model: string, responses: import('rxjs').Observable<InferenceResponse>, send: (r: InferenceResponse) => void, draining: () => boolean): void {
-  let first: InferenceResponse | undefined;
-  let done = false;
-  // Assigned when subscribe() returns: a second response emitted inside it finds it undefined.
-  let sub: Subscription | undefined;
-  sub = responses.subscribe({
-    next(r) {
-      if (done) return;
-      if (first === undefined) first = r;
-      else if (!(r.final && r.outputs.length === 0)) {
-        done = true;
-        sub?.unsubscribe();
-        answerError(res, Errors.tooManyResponses(model), draining);
-      }
-    },
-    error(e) {
-      if (done) return;
-      done = true;
-      answerError(res, e, draining);
-    },
-    complete() {
-      if (done) return;
-      done = true;
-      try {
-        send(first ?? { model, version: '', outputs: [], final: true });
-      } catch (e) {
-        answerError(res, e, draining);
-      }
-    },
-  });
-  if (done) {
-    sub.unsubscribe();
-    return;
-  }
-  res.on('close', () => {
-    if (!done) {
-      done = true;
-      sub?.unsubscribe();
-    }
-  });
 }

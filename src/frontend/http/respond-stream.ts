@@ -12,6 +12,7 @@
  * `res.write()` returning false (16 KiB in the socket) is not the signal: pausing there would
  * wake the producer for every 16 KiB a reading client takes.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable, Subscription } from 'rxjs';
 import { Errors, toTributaryError } from '../../errors.js';
@@ -127,6 +128,23 @@ export function respondUnary(
   send: (r: InferenceResponse) => void,
   tooMany: () => unknown,
 ): FastifyReply {
+  answerOnce(reply.raw, model, responses, send, (e) => { reply.send(toTributaryError(e)); }, tooMany);
+  return reply;
+}
+
+/**
+ * respondUnary's rule on a plain response (fast-infer.ts uses it without a fastify reply): `send`
+ * the one response (an empty one if the stream ended without), `fail` on an error, on a second
+ * response (`tooMany`) or when `send` throws; a connection closed first unsubscribes.
+ */
+export function answerOnce(
+  res: ServerResponse,
+  model: string,
+  responses: Observable<InferenceResponse>,
+  send: (r: InferenceResponse) => void,
+  fail: (e: unknown) => void,
+  tooMany: () => unknown,
+): void {
   let first: InferenceResponse | undefined;
   let done = false;
   // Assigned when subscribe() returns: a second response emitted inside it finds it undefined.
@@ -138,32 +156,32 @@ export function respondUnary(
       else if (!isEndMarker(r)) {
         done = true;
         sub?.unsubscribe();
-        reply.send(toTributaryError(tooMany()));
-        return;
+        fail(tooMany());
       }
     },
     error(e) {
       if (done) return;
       done = true;
-      reply.send(toTributaryError(e));
+      fail(e);
     },
     complete() {
       if (done) return;
       done = true;
-      const r = first ?? { model, version: '', outputs: [], final: true };
       try {
-        send(r);
+        send(first ?? { model, version: '', outputs: [], final: true });
       } catch (e) {
-        reply.send(toTributaryError(e));
+        fail(e);
       }
     },
   });
-  if (done) sub.unsubscribe();
-  reply.raw.on('close', () => {
+  if (done) {
+    sub.unsubscribe();
+    return;
+  }
+  res.on('close', () => {
     if (!done) {
       done = true;
       sub?.unsubscribe();
     }
   });
-  return reply;
 }
