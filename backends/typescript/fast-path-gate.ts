@@ -19,6 +19,14 @@ const PREEMPTED_COOLDOWN = 8;
  * script off the main thread for the rest of its life.
  */
 const FORGIVE_AFTER = 4096;
+/**
+ * A stop after at least this many fast entries since the last one is a rare long entry of a script
+ * that is fast otherwise (garbage collection, or compiling, landing in one entry: measured 1 in
+ * about 6000 continuations of a BLS loop, at 1.6-11 ms of CPU time on a loaded machine); it costs
+ * a short pause only, where a doubling cooldown would keep such a script off for thousands of
+ * calls. A second stop sooner than this is the script's.
+ */
+const RARE_AFTER = 1024;
 
 /**
  * Decides, per instance, whether a call's execute() entry runs synchronously on the main thread
@@ -41,8 +49,10 @@ export class FastPathGate {
   #cooldown = 0;
   #on = false;
   #warm = false;
-  /** Fast entries since the last stop. */
+  /** Fast entries since the last stop (FORGIVE_AFTER). */
   #fastRun = 0;
+  /** Fast entries since the last stop of any kind (RARE_AFTER). */
+  #sinceStop = 0;
 
   constructor(boundMs: number, label: string, log: Logger) {
     this.boundMs = boundMs;
@@ -50,7 +60,17 @@ export class FastPathGate {
     this.#log = log;
   }
 
-  /** True: run this call's execute() on the main thread. */
+  /** What take() would answer, without counting a call (a delivery decides whether to wait for the loop). */
+  get open(): boolean {
+    return this.boundMs > 0 && this.#cooldown === 0 && this.#averageMs <= this.boundMs * SHARE;
+  }
+
+  /** A call that could have asked went to the isolate thread: it counts against a cooldown as take() would. */
+  pass(): void {
+    if (this.#cooldown > 0) this.#cooldown--;
+  }
+
+  /** True: run this call's execute() (or a continuation of it) on the main thread. */
   take(): boolean {
     if (this.boundMs === 0) return false;
     if (this.#cooldown > 0) { this.#cooldown--; return false; }
@@ -59,7 +79,10 @@ export class FastPathGate {
       this.#on = on;
       this.#log.verbose(1, `${this.#label}: execute() ${on ? 'now runs on the main thread' : 'back on its isolate thread'} (recent calls averaged ${this.#us()} µs, fast_path_ms ${this.boundMs})`);
     }
-    if (on && ++this.#fastRun >= FORGIVE_AFTER) { this.#stopped = 0; this.#fastRun = 0; }
+    if (on) {
+      this.#sinceStop++;
+      if (++this.#fastRun >= FORGIVE_AFTER) { this.#stopped = 0; this.#fastRun = 0; }
+    }
     return on;
   }
 
@@ -72,15 +95,34 @@ export class FastPathGate {
   }
 
   /**
+   * An execute() entry on the pool thread used `ms` of the isolate's CPU time, the thread hop
+   * included (250 µs for a script computing 25 µs, and several times that on a loaded machine).
+   * It decides whether an instance joins the fast path; once on it, only entries on the main thread
+   * (measured without the hop) move the average, or a loaded machine would push a fast script off
+   * the path it is on.
+   */
+  recordPool(ms: number): void {
+    if (!this.#on) this.record(ms);
+  }
+
+  /**
    * A fast entry was stopped at the bound after `ms` of wall time, `cpuMs` of it computing. The
    * bound is wall time: on a loaded machine (load 15 on 2 cores) the main thread was preempted
    * inside a 6 µs echo and stopped many times in 20k calls. Such a stop says nothing about the
    * script, so it costs a short pause only; a script that computed past half the bound is kept off.
    */
   stop(ms: number, cpuMs: number): void {
+    const fastBefore = this.#sinceStop;
+    this.#sinceStop = 0;
     if (cpuMs < this.boundMs / 2) {
       this.#cooldown = PREEMPTED_COOLDOWN;
       this.#log.verbose(2, `${this.#label}: execute() stopped at fast_path_ms after ${cpuMs.toFixed(2)} ms of CPU time (the thread was preempted); re-run on its isolate thread`);
+      return;
+    }
+    if (fastBefore >= RARE_AFTER) {
+      this.#cooldown = PREEMPTED_COOLDOWN;
+      this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped after ${fastBefore} fast entries; ` +
+        `re-run on its isolate thread, which the next ${this.#cooldown} calls also use (a rare long entry)`);
       return;
     }
     this.#stopped++;

@@ -23,13 +23,18 @@
  * right after the entry settles. Larger or unusual messages are structured-cloned as before, and
  * so are decoupled responses, which the sandbox queues and sends in batches (sendMany).
  *
- * The fast path (#executeOnLoop): when the instance's recent calls were short (fast-path-gate.ts),
- * execute() is entered synchronously on the main thread under isolated-vm's timeout. A stopped
- * entry leaves the isolate usable but its queued microtasks run in the next entry, so the stopped
- * call's id is dropped: whatever it still sends, starts or completes is refused by the host (its
- * child starts are fire-and-forget callbacks, which run only after the entry returned). The call
- * is then re-run from the start on the pool thread under a new id, unless it had already answered
- * or sent decoupled responses.
+ * The fast path (#executeOnLoop, #deliverOnLoop): when the instance's recent entries were short
+ * (fast-path-gate.ts), execute() and the continuations after a BLS child's answer are entered
+ * synchronously on the main thread under isolated-vm's timeout, and children start through a
+ * synchronous callback. A sequential BLS call then costs no thread hop: 46-55 µs over none where
+ * the pool thread cost 140-400 µs (64 calls to an identity model, 2 cores; `npm run bench bls`).
+ * A stopped entry leaves the isolate usable, but it may lose its queued microtasks (a stop inside
+ * a microtask checkpoint drops them), so the sandbox resets what they would have flushed (its
+ * discard entry) and the stopped call's id is dropped: whatever it still sends, starts or flushes
+ * is ignored. The call is then re-run from the start on the pool thread under a new id, unless it
+ * had already answered or sent decoupled responses; the children the stopped run made answer the
+ * re-run from their record (child-replay.ts), so each child runs once. Calls that changed custom
+ * metrics or models keep their continuations on the pool thread: those changes are not undone.
  */
 import { CancelSource } from '../../src/inference/index.js';
 import ivm from './isolated-vm.js';
@@ -44,6 +49,7 @@ import {
 import { IN_SCRATCH, SCRATCH_BYTES, Scratch } from './bls/scratch.js';
 import type { ScriptBundle } from './bundle-script.js';
 import { childRequest, startChild, type ParentContext } from './child-call.js';
+import { ChildLink, ChildLog, sameChildRequest } from './child-replay.js';
 import { FastPathGate } from './fast-path-gate.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import type { StackMapper } from './stack-mapper.js';
@@ -98,15 +104,29 @@ class LiveCall {
   settled = false;
   /** Decoupled responses of this call reached the host. */
   sent = false;
+  /** execute()'s requests: what a re-run starts from. */
+  readonly requests: readonly WireRequest[] | undefined;
+  /**
+   * Its children and what they answered, while it may be stopped in a continuation on the main
+   * thread and re-run (child-replay.ts); undefined for a call that may not: a re-run, a call that
+   * changed metrics or models (those changes are not undone), or one that is not execute().
+   */
+  log: ChildLog | undefined;
+  /** A re-run's view of the stopped run's children, claimed in order by its own (child-replay.ts). */
+  replay: ChildLink[] | undefined;
+  replayAt = 0;
   #done = false;
   #value: WireResponse[] | null = null;
   #error: TributaryError | undefined;
   #res: ((r: WireResponse[] | null) => void) | undefined;
   #rej: ((e: TributaryError) => void) | undefined;
 
-  constructor(what: string, handlers: CallHandlers) {
+  constructor(what: string, handlers: CallHandlers, requests?: readonly WireRequest[], replay?: ChildLink[]) {
     this.what = what;
     this.handlers = handlers;
+    this.requests = requests;
+    this.log = requests && !replay ? new ChildLog() : undefined;
+    this.replay = replay;
   }
 
   resolve(r: WireResponse[] | null): void {
@@ -128,9 +148,19 @@ class LiveCall {
 }
 
 const TIMED_OUT = 'Script execution timed out.';
+/** Ids of calls stopped on the main thread that the host still remembers (see #drop). */
+const DROPPED_KEPT = 256;
 const NO_PARENT: ParentContext = { signal: new CancelSource(), chain: [], watch: () => () => {} };
 
 let nextCallId = 1;
+
+/**
+ * A call whose continuation may run on the main thread: stopped there, it can be re-run (it records
+ * its children, and no decoupled response of it went out).
+ */
+function rerunnable(call: LiveCall): boolean {
+  return call.log?.recording === true && !call.sent;
+}
 
 export type CallResult = WireResponse[] | null | Promise<WireResponse[] | null>;
 
@@ -142,7 +172,21 @@ export class ScriptIsolate {
   readonly #scratch = new Scratch(this.#scratchBuffer);
   #refs!: { init: ivm.Reference; execute: ivm.Reference; deliver: ivm.Reference; finalize: ivm.Reference; resume: ivm.Reference; ready: ivm.Reference; discard: ivm.Reference };
   readonly #live = new Map<number, LiveCall>();
-  readonly #children = new Map<number, { callId: number; cancel: () => void }>();
+  readonly #children = new Map<number, ChildLink>();
+  /**
+   * Calls stopped on the main thread, by id: what they still start, flush or ask for (callbacks
+   * that arrive after the stop) is dropped in silence, since their re-runs do it again.
+   */
+  readonly #dropped = new Set<number>();
+  /**
+   * Child deliveries held while an entry is in flight, in order, to enter on the main thread once
+   * none is (a delivery that entered the pool thread would run after those entries anyway); any
+   * other entry issued first sends them to the pool thread ahead of it (#enter).
+   */
+  readonly #deferred: [number, number, number, WireResponse | WireError | null, boolean][] = [];
+  #draining = false;
+  /** An entry runs synchronously on the main thread (a delivery arriving meanwhile waits). */
+  #onLoop = false;
   /** Entries issued and not yet settled (isolated-vm runs an isolate's entries in issue order). */
   #inFlight = 0;
   #broken: TributaryError | undefined;
@@ -199,57 +243,99 @@ export class ScriptIsolate {
   /** Throws (synchronously) or rejects with the call's error. */
   execute(requests: readonly WireRequest[], handlers: CallHandlers): CallResult {
     // A synchronous entry while another is in flight would wait on the main thread for the isolate.
-    if (this.#inFlight === 0 && !this.#broken && this.#gate.take()) return this.#executeOnLoop(requests, handlers);
-    return this.#run('execute()', handlers, (id, timeout, scratch) => {
-      if (scratch && this.#scratch.writeRequests(requests)) return this.#refs.execute.apply(undefined, [id, IN_SCRATCH], { timeout });
-      return this.#refs.execute.apply(undefined, [id, requests.map(cloneableRequest)], { arguments: { copy: true }, timeout });
+    if (this.#inFlight === 0 && !this.#onLoop && !this.#broken && this.#gate.take()) return this.#executeOnLoop(requests, handlers);
+    if (this.#broken) throw this.#broken;
+    return this.#executeOnPool(new LiveCall('execute()', handlers, requests));
+  }
+
+  #executeOnPool(call: LiveCall): CallResult {
+    const requests = call.requests!;
+    this.#live.set(call.id, call);
+    this.#enter(call, (timeout, scratch) => {
+      if (scratch && this.#scratch.writeRequests(requests)) return this.#refs.execute.apply(undefined, [call.id, IN_SCRATCH], { timeout });
+      return this.#refs.execute.apply(undefined, [call.id, requests.map(cloneableRequest)], { arguments: { copy: true }, timeout });
     }, true);
+    return call.outcome();
   }
 
   #executeOnLoop(requests: readonly WireRequest[], handlers: CallHandlers): CallResult {
-    const call = new LiveCall('execute()', handlers);
+    const call = new LiveCall('execute()', handlers, requests);
     this.#live.set(call.id, call);
     const timeout = this.#gate.boundMs;
     const t0 = performance.now();
     const cpu0 = this.#isolate.cpuTime;
+    this.#onLoop = true;
     try {
-      if (this.#scratch.writeRequests(requests)) this.#refs.execute.applySync(undefined, [call.id, IN_SCRATCH], { timeout });
-      else this.#refs.execute.applySync(undefined, [call.id, requests.map(cloneableRequest)], { arguments: { copy: true }, timeout });
+      if (this.#scratch.writeRequests(requests)) this.#refs.execute.applySync(undefined, [call.id, IN_SCRATCH, true], { timeout });
+      else this.#refs.execute.applySync(undefined, [call.id, requests.map(cloneableRequest), true], { arguments: { copy: true }, timeout });
     } catch (e) {
+      this.#onLoop = false;
       const ms = performance.now() - t0;
       if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) {
         this.#entryFailed(call, e);
+        this.#drain();
         return call.outcome();
       }
-      this.#gate.stop(ms, Number(this.#isolate.cpuTime - cpu0) / 1e6);
-      // A completion written before the stop is whole (the sandbox marks it held last).
-      if (this.#scratch.held) this.#takeCompletion();
-      if (call.settled) {
-        // execute() had returned, and what the stop cut was a stream running on after it (a
-        // decoupled task): it will never go on, so its requests fail now rather than at their
-        // response timeout.
-        if (call.handlers.open?.()) call.handlers.fail?.(Errors.scriptFastPathStopped(this.#spec.model, timeout));
-        return call.outcome();
-      }
-      if (call.sent) {
-        this.#settle(call, null, Errors.scriptFastPathStopped(this.#spec.model, timeout));
-        return call.outcome();
-      }
-      this.#live.delete(call.id);
-      // The stopped run's metric changes go: the re-run makes them again (bls/metric-family.ts).
-      // Entered once the call is forgotten: what the stopped run left queued (its sends) runs
-      // with this entry and finds no call to reach.
-      try {
-        this.#refs.discard.applySync(undefined, [], { timeout: this.#gate.boundMs });
-      } catch {
-        // Only unsent metric changes are at stake; the re-run goes ahead.
-      }
-      return this.execute(requests, handlers);
+      this.#stopped(call, ms, Number(this.#isolate.cpuTime - cpu0) / 1e6);
+      return call.outcome();
     }
+    this.#onLoop = false;
     call.spentMs = performance.now() - t0;
     this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
     if (this.#scratch.held) this.#takeCompletion();
+    this.#drain();
     return call.outcome();
+  }
+
+  /**
+   * An entry of `call` on the main thread (execute() or a continuation) ran into the fast path's
+   * bound after `ms` (`cpuMs` of it computing) and was stopped. Unless its answer or decoupled
+   * responses went out already, the call is forgotten and re-run from the start on the isolate
+   * thread, its children answered from the record of the stopped run (child-replay.ts).
+   */
+  #stopped(call: LiveCall, ms: number, cpuMs: number): void {
+    const timeout = this.#gate.boundMs;
+    this.#gate.stop(ms, cpuMs);
+    // A completion written before the stop is whole (the sandbox marks it held last).
+    if (this.#scratch.held) this.#takeCompletion();
+    if (call.settled) {
+      // execute() had returned, and what the stop cut was a stream running on after it (a
+      // decoupled task): it will never go on, so its requests fail now rather than at their
+      // response timeout.
+      if (call.handlers.open?.()) call.handlers.fail?.(Errors.scriptFastPathStopped(this.#spec.model, timeout));
+      return;
+    }
+    if (call.sent) {
+      this.#settle(call, null, Errors.scriptFastPathStopped(this.#spec.model, timeout));
+      return;
+    }
+    this.#drop(call);
+    // The stopped run's metric changes and child receivers go: the re-run makes its own
+    // (bls/entry.ts). Entered once the call is forgotten: what the stopped run left queued (its
+    // sends, starts, flushes) runs with this entry and finds no call to reach.
+    try {
+      this.#refs.discard.applySync(undefined, [call.id], { timeout });
+    } catch {
+      // Only unsent metric changes and unreachable receivers are at stake; the re-run goes ahead.
+    }
+    // Its children, in flight or answered, wait for the re-run to claim them.
+    const links = call.log?.links ?? [];
+    for (const l of links) {
+      if (l.to) this.#children.delete(l.to.childId);
+      l.to = undefined;
+    }
+    const rerun = new LiveCall('execute()', call.handlers, call.requests, links);
+    const out = this.#executeOnPool(rerun);
+    if (out instanceof Promise) out.then((r) => call.resolve(r), (e: TributaryError) => call.reject(e));
+    else call.resolve(out);
+    this.#drain();
+  }
+
+  /** Forget a stopped call (see #dropped). */
+  #drop(call: LiveCall): void {
+    this.#live.delete(call.id);
+    this.#dropped.add(call.id);
+    if (this.#dropped.size > DROPPED_KEPT) this.#dropped.delete(this.#dropped.values().next().value!);
   }
 
   async finalize(): Promise<void> {
@@ -305,6 +391,10 @@ export class ScriptIsolate {
    */
   #enter(call: LiveCall | undefined, f: (timeoutMs: number, scratch: boolean) => Promise<unknown>, timed = false, charged = true): void {
     if (this.#broken) return;
+    // Held deliveries go first, in order: this entry must not overtake them.
+    if (this.#deferred.length && !this.#draining) {
+      for (const [callId, childId, kind, payload, final] of this.#deferred.splice(0)) this.#deliverOnPool(callId, childId, kind, payload, final);
+    }
     const timeout = Math.max(1, Math.ceil(this.#spec.options.timeoutMs - (charged ? call?.spentMs ?? 0 : 0)));
     const scratch = this.#inFlight === 0;
     // Timed only when alone in the isolate: the CPU time read at settle is then this entry's.
@@ -315,10 +405,11 @@ export class ScriptIsolate {
       this.#inFlight--;
       const ms = performance.now() - t0;
       if (call && charged) call.spentMs += ms;
-      if (cpu0 !== undefined && !failed && this.#inFlight === 0 && !this.#broken) this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
+      if (cpu0 !== undefined && !failed && this.#inFlight === 0 && !this.#broken) this.#gate.recordPool(Number(this.#isolate.cpuTime - cpu0) / 1e6);
       try {
         if (failed) this.#entryFailed(call, e);
         else if (this.#inFlight === 0 && !this.#broken && this.#scratch.held) this.#takeCompletion();
+        this.#drain();
       } catch (err) {
         try { this.#entryFailed(call, err); } catch (err2) { this.#spec.log.error(`model '${this.#spec.model}': ${(err2 as Error).message}`); }
       }
@@ -345,6 +436,7 @@ export class ScriptIsolate {
   #settle(call: LiveCall, result: WireResponse[] | null, error: TributaryError | undefined): void {
     if (call.settled) return;
     call.settled = true;
+    this.#abandonReplay(call);
     if (!call.handlers.open?.()) this.#live.delete(call.id);
     if (error) call.reject(error); else call.resolve(result);
   }
@@ -360,8 +452,10 @@ export class ScriptIsolate {
     if (this.#broken) return;
     this.#broken = error;
     if (log) this.#spec.log.error(error.message);
+    this.#deferred.length = 0;
     for (const c of this.#children.values()) c.cancel();
     this.#children.clear();
+    for (const call of this.#live.values()) this.#abandonReplay(call);
     for (const call of this.#live.values()) {
       if (call.settled) call.handlers.fail?.(error);
       else { call.settled = true; call.reject(error); }
@@ -400,8 +494,74 @@ export class ScriptIsolate {
     return this.scriptError(what, { message: err?.message ?? String(e), name: err?.name, stack: err?.stack });
   }
 
+  /**
+   * A child's response, error or end for the sandbox. On the main thread (synchronously, under the
+   * fast path's bound) when the fast path is open, nothing is in the isolate and the call may be
+   * re-run (it records its children), as isolated-vm's thread hop costs more than most
+   * continuations (10 µs, measured, where the hop costs 100-400 µs on a loaded machine); on the
+   * isolate thread otherwise.
+   */
   #deliver(callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
     if (kind !== DELIVER_RESPONSE || final) this.#children.delete(childId);
+    const call = this.#live.get(callId);
+    const recording = call !== undefined && rerunnable(call);
+    const mayLoop = recording && this.#gate.open;
+    // A continuation is a call: one that the gate keeps off counts against its cooldown.
+    if (recording && !mayLoop) this.#gate.pass();
+    if (this.#deferred.length || (mayLoop && (this.#inFlight > 0 || this.#onLoop))) {
+      this.#deferred.push([callId, childId, kind, payload, final]);
+      return;
+    }
+    if (mayLoop && !this.#broken && this.#gate.take()) this.#deliverOnLoop(call!, childId, kind, payload, final);
+    else this.#deliverOnPool(callId, childId, kind, payload, final);
+  }
+
+  /** Enter the held deliveries once nothing is in the isolate, each as #deliver would. */
+  #drain(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      while (this.#deferred.length && this.#inFlight === 0 && !this.#onLoop && !this.#broken) {
+        const [callId, childId, kind, payload, final] = this.#deferred.shift()!;
+        const call = this.#live.get(callId);
+        if (call && rerunnable(call) && this.#gate.take()) this.#deliverOnLoop(call, childId, kind, payload, final);
+        else this.#deliverOnPool(callId, childId, kind, payload, final);
+      }
+      // An entry went to the pool thread: the rest follow it there, in order.
+      for (const [callId, childId, kind, payload, final] of this.#deferred.splice(0)) {
+        if (!this.#broken) this.#deliverOnPool(callId, childId, kind, payload, final);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #deliverOnLoop(call: LiveCall, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
+    const timeout = this.#gate.boundMs;
+    const t0 = performance.now();
+    const cpu0 = this.#isolate.cpuTime;
+    this.#onLoop = true;
+    try {
+      if (kind === DELIVER_RESPONSE && this.#scratch.writeResponse(payload as WireResponse)) {
+        this.#refs.deliver.applySync(undefined, [call.id, childId, kind, IN_SCRATCH, final, true], { timeout });
+      } else {
+        const p = kind === DELIVER_RESPONSE ? cloneableResponse(payload as WireResponse) : payload;
+        this.#refs.deliver.applySync(undefined, [call.id, childId, kind, p, final, true], { arguments: { copy: true }, timeout });
+      }
+    } catch (e) {
+      this.#onLoop = false;
+      if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) this.#entryFailed(call, e);
+      else this.#stopped(call, performance.now() - t0, Number(this.#isolate.cpuTime - cpu0) / 1e6);
+      return;
+    }
+    this.#onLoop = false;
+    call.spentMs += performance.now() - t0;
+    this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
+    if (this.#scratch.held) this.#takeCompletion();
+    this.#drain();
+  }
+
+  #deliverOnPool(callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
     const call = this.#live.get(callId);
     this.#enter(call, (timeout, scratch) => {
       if (scratch && kind === DELIVER_RESPONSE && this.#scratch.writeResponse(payload as WireResponse)) {
@@ -409,7 +569,7 @@ export class ScriptIsolate {
       }
       const p = kind === DELIVER_RESPONSE ? cloneableResponse(payload as WireResponse) : payload;
       return this.#refs.deliver.apply(undefined, [callId, childId, kind, p, final], { arguments: { copy: true }, timeout });
-    });
+    }, true);
   }
 
   /**
@@ -461,7 +621,7 @@ export class ScriptIsolate {
     // reach the host in one event-loop turn and join the callee's dynamic batch, and the script
     // runs on without a thread round trip (17 µs) per child. They stay in order with each other;
     // a refused child is answered through deliver, as any failed child.
-    cb('infer', (starts: [number, number, WireChildRequest][]) => {
+    const infer = (starts: [number, number, WireChildRequest][]) => {
       for (const [callId, childId, wire] of starts) {
         try {
           this.#startChild(callId, childId, wire);
@@ -470,7 +630,11 @@ export class ScriptIsolate {
           this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(err.message), kind: err.kind, code: err.code }, true);
         }
       }
-    }, { ignored: true });
+    };
+    cb('infer', infer, { ignored: true });
+    // From an entry on the main thread (bls/host-channel.ts onLoop): a delivery its children make
+    // at once waits in #deferred until the entry has returned.
+    cb('inferNow', infer);
     cb('cancel', (childId: number) => {
       const c = this.#children.get(childId);
       this.#children.delete(childId);
@@ -492,10 +656,20 @@ export class ScriptIsolate {
     const scope = this.#spec.metrics;
     cb('metricFamily', (name: unknown, description: unknown, kind: unknown) => declareFamily(model, scope, name, description, kind));
     cb('metric', (family: unknown, labels: unknown, buckets: unknown) => declareMetric(model, scope, family, labels, buckets));
-    cb('metrics', (updates: unknown) => applyMetricUpdates(scope, updates), { ignored: true });
-    cb('control', (callId: number, childId: number, op: number, name: unknown, arg: unknown) => this.#control(callId, childId, op, name, arg), { ignored: true });
+    // A call that changed metrics or models is not re-run (those changes are not undone): its
+    // continuations stay on the isolate thread. A stopped call's own changes are dropped.
+    cb('metrics', (updates: unknown, callId: number) => {
+      if (this.#dropped.has(callId)) return;
+      this.#live.get(callId)?.log?.stop();
+      applyMetricUpdates(scope, updates);
+    }, { ignored: true });
+    cb('control', (callId: number, childId: number, op: number, name: unknown, arg: unknown) => {
+      if (this.#dropped.has(callId)) return;
+      this.#live.get(callId)?.log?.stop();
+      this.#control(callId, childId, op, name, arg);
+    }, { ignored: true });
     g.setSync('__trb_h_scratch', new ivm.ExternalCopy(this.#scratchBuffer).copyInto({ release: true }));
-    const names = ['scratch', 'done', 'sendMany', 'isCancelled', 'infer', 'cancel', 'log', 'metricFamily', 'metric', 'metrics', 'control'];
+    const names = ['scratch', 'done', 'sendMany', 'isCancelled', 'infer', 'inferNow', 'cancel', 'log', 'metricFamily', 'metric', 'metrics', 'control'];
     this.#isolate.compileScriptSync(
       `globalThis.__trb_host = { ${names.map((k) => `${k}: __trb_h_${k}`).join(', ')} };\n` +
       `for (const k of ${JSON.stringify(names)}) delete globalThis['__trb_h_' + k];\n` +
@@ -519,21 +693,63 @@ export class ScriptIsolate {
 
   #startChild(callId: number, childId: number, wire: WireChildRequest): void {
     const call = this.#live.get(callId);
-    if (!call) throw Errors.scriptError(this.#spec.model, `BLS call to '${wire?.model}' made after execute() finished; await BLS calls inside execute()`);
+    if (!call) {
+      if (this.#dropped.has(callId)) return;
+      throw Errors.scriptError(this.#spec.model, `BLS call to '${wire?.model}' made after execute() finished; await BLS calls inside execute()`);
+    }
+    if (call.replay && this.#claim(call, childId, wire)) return;
     const parent = call.handlers.parent(wire.parent);
     const req = childRequest(this.#spec.model, wire, parent);
     const toWire = (r: InferenceResponse): WireResponse => (r.parameters ? { outputs: r.outputs.map(tensorToWire), parameters: r.parameters } : { outputs: r.outputs.map(tensorToWire) });
-    const entry = { callId, cancel: () => {} };
-    this.#children.set(childId, entry);
+    const link = new ChildLink(wire, callId, childId);
+    call.log?.add(link);
+    this.#children.set(childId, link);
+    const route = (kind: number, payload: WireResponse | WireError | null, final: boolean) => {
+      link.delivered([kind, payload, final]);
+      if (link.to) this.#deliver(link.to.callId, link.to.childId, kind, payload, final);
+    };
     let finalSeen = false;
-    entry.cancel = startChild(this.#spec.host, req, parent, {
+    link.cancel = startChild(this.#spec.host, req, parent, {
       next: (r) => {
         finalSeen ||= r.final;
-        this.#deliver(callId, childId, DELIVER_RESPONSE, toWire(r), r.final);
+        route(DELIVER_RESPONSE, toWire(r), r.final);
       },
-      error: (e) => this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(e.message), kind: e.kind, code: e.code }, true),
+      error: (e) => route(DELIVER_ERROR, { message: boundMessage(e.message), kind: e.kind, code: e.code }, true),
       // The final response already completed the call inside the isolate; skip a second entry.
-      complete: () => { if (!finalSeen) this.#deliver(callId, childId, DELIVER_COMPLETE, null, true); },
+      complete: () => { if (!finalSeen) route(DELIVER_COMPLETE, null, true); },
     });
+  }
+
+  /**
+   * A re-run's next child asks for what the stopped run's next child asked for: it gets that
+   * child's answers so far, and the rest as they come. Otherwise the re-run has gone its own way:
+   * the stopped run's unclaimed children are cancelled, and this one starts for real.
+   */
+  #claim(call: LiveCall, childId: number, wire: WireChildRequest): boolean {
+    const link = call.replay![call.replayAt];
+    if (!link || !sameChildRequest(link.wire, wire)) {
+      this.#abandonReplay(call);
+      return false;
+    }
+    call.replayAt++;
+    const got = link.deliveries ?? [];
+    link.deliveries = undefined;
+    link.log = undefined;
+    link.to = { callId: call.id, childId };
+    if (!link.ended) this.#children.set(childId, link);
+    for (const [kind, payload, final] of got) this.#deliver(call.id, childId, kind, payload, final);
+    return true;
+  }
+
+  /** The stopped run's children that a re-run did not claim: cancelled, and forgotten. */
+  #abandonReplay(call: LiveCall): void {
+    const links = call.replay;
+    if (!links) return;
+    call.replay = undefined;
+    for (let i = call.replayAt; i < links.length; i++) {
+      const l = links[i]!;
+      l.deliveries = undefined;
+      if (!l.ended) { l.ended = true; l.cancel(); }
+    }
   }
 }

@@ -1,5 +1,5 @@
-import { children, current, host, scratch } from './host-channel.js';
-import { flushSends, resume } from './send-queue.js';
+import { children, current, discardStarts, host, onLoop, scratch } from './host-channel.js';
+import { discardSends, flushSends, resume } from './send-queue.js';
 import { discardMetrics, flushMetrics } from './metric-family.js';
 import { responseToWire } from './inference-response.js';
 import { ModelError, errorToWire } from './model-error.js';
@@ -50,8 +50,9 @@ export function install(ModelClass: unknown): void {
     flushMetrics();
     if (!scratch.writeCompletion(callId, out)) host().done(callId, out, null);
   };
-  const run = (callId: number, f: () => unknown, map: (v: unknown) => WireResponse[] | null) => {
+  const run = (callId: number, f: () => unknown, map: (v: unknown) => WireResponse[] | null, loop = false) => {
     current.callId = callId;
+    onLoop.now = loop;
     let p: unknown;
     try { p = f(); } catch (e) { fail(callId, e); return; }
     if (isThenable(p)) { Promise.resolve(p).then((v) => complete(callId, v, map), (e) => fail(callId, e)); return; }
@@ -86,19 +87,20 @@ export function install(ModelClass: unknown): void {
     }, () => (typeof model?.isReady === 'function' ? YES : null));
   };
 
-  g.__trb_execute = (callId: number, arg: WireRequest[] | number) => {
+  g.__trb_execute = (callId: number, arg: WireRequest[] | number, loop?: boolean) => {
     const wire = arg === IN_SCRATCH ? scratch.readRequests() : arg as WireRequest[];
     run(callId, () => model!.execute(wire.map((w, i) => new Request(w, callId, i, decoupled))), (v) => {
       if (decoupled) return null;
       if (!Array.isArray(v)) throw new ModelError(`execute() must return an array of InferenceResponse (one per request), got ${v === undefined ? 'undefined' : typeof v}`);
       if (v.length !== wire.length) throw new ModelError(`execute() returned ${v.length} responses for ${wire.length} requests; return exactly one per request, in order`);
       return v.map((r, i) => responseToWire(r, `execute() response ${i}`));
-    });
+    }, loop === true);
   };
 
-  g.__trb_deliver = (callId: number, childId: number, kind: number, arg: WireResponse | WireError | null | number, final: boolean) => {
+  g.__trb_deliver = (callId: number, childId: number, kind: number, arg: WireResponse | WireError | null | number, final: boolean, loop?: boolean) => {
     const payload = arg === IN_SCRATCH ? scratch.readResponse() : arg as WireResponse | WireError | null;
     current.callId = callId;
+    onLoop.now = loop === true;
     const c = children.get(childId);
     if (!c) return;
     if (kind === DELIVER_RESPONSE) {
@@ -118,12 +120,21 @@ export function install(ModelClass: unknown): void {
   // Asked by the model ready endpoint (script-isolate.ts), only of a model that has isReady().
   g.__trb_ready = (callId: number) => run(callId, () => model!.isReady!(), (v) => (v === true ? YES : null));
 
-  // A run the host stopped on the main thread is re-run from the start: its metric changes go.
-  g.__trb_discard = () => discardMetrics();
+  // A run the host stopped on the main thread is re-run from the start: its metric changes go, and
+  // so do its children's receivers (the re-run makes its own; the host delivers nothing more to
+  // these, so the stopped run's awaits never resume).
+  g.__trb_discard = (callId: number) => {
+    onLoop.now = false;
+    discardMetrics();
+    discardStarts(callId);
+    discardSends(callId);
+    for (const [id, c] of children) if (c.callId === callId) children.delete(id);
+  };
 
   // A paused request's client took its responses (open), or the request is gone (send-queue.ts).
   g.__trb_resume = (callId: number, index: number, open: boolean) => {
     current.callId = callId;
+    onLoop.now = false;
     resume(callId, index, open);
   };
 }

@@ -50,8 +50,9 @@ export class InferenceRequest {
     if (i.priority !== undefined) wire.priority = i.priority;
     host(); // outside a sandbox this throws now, not at the deferred start
     const id = nextChildId();
-    children.set(id, { response: onResponse, error: onError, complete: onComplete });
-    startChild(slot ? slot.callId : current.callId, id, wire);
+    const callId = slot ? slot.callId : current.callId;
+    children.set(id, { callId, response: onResponse, error: onError, complete: onComplete });
+    startChild(callId, id, wire);
     return id;
   }
 

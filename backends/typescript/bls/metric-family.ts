@@ -1,4 +1,4 @@
-import { host } from './host-channel.js';
+import { current, host } from './host-channel.js';
 import { ModelError } from './model-error.js';
 import { METRIC_ADD, METRIC_OBSERVE, METRIC_SET, type WireError } from './wire.js';
 
@@ -34,7 +34,8 @@ export function flushMetrics(): void {
   if (!dirty.length) return;
   const out: number[] = [];
   for (const m of dirty.splice(0)) m.drain(out);
-  host().metrics(out);
+  // Tagged with the running call: the host drops what a call it stopped had flushed.
+  host().metrics(out, current.callId);
 }
 
 /**

@@ -27,6 +27,7 @@ function control(op: number, name: string, arg: unknown, what: string): Promise<
     const id = nextChildId();
     let got: WireResponse | undefined;
     children.set(id, {
+      callId: current.callId,
       response: (r) => { got = r; },
       error: (e) => {
         const err = ModelError.fromWire(e);

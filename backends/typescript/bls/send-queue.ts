@@ -140,6 +140,21 @@ export function queueSend(callId: number, index: number, w: WireResponse | null,
   return g.promise;
 }
 
+/**
+ * A call the host stopped goes (entry.ts): its queued responses are dropped (the host has seen
+ * none, or it would not re-run the call) and the others go now, since a stop inside a microtask
+ * checkpoint loses the queued microtasks, the pending flush (`tick`) among them.
+ */
+export function discardSends(callId: number): void {
+  const keep = sends.filter(([c]) => c !== callId);
+  sends.length = 0;
+  sends.push(...keep);
+  ticking = false;
+  flushSends();
+  const m = gates.get(callId);
+  if (m) { gateCount -= m.size; gates.delete(callId); }
+}
+
 /** The host resumes a paused request (`open`), or tells it is gone. */
 export function resume(callId: number, index: number, open: boolean): void {
   const g = gate(callId, index);

@@ -104,6 +104,8 @@ export interface HostChannel {
   sendMany(sends: QueuedSend[]): number[] | null;
   /** Start children: [callId, childId, request] each (fire-and-forget; failures come back through deliver). */
   infer(starts: [number, number, WireChildRequest][]): void;
+  /** The same, synchronous: used while the entry runs on the host's main thread, where it costs no hop. */
+  inferNow(starts: [number, number, WireChildRequest][]): void;
   cancel(childId: number): void;
   isCancelled(callId: number, index: number): boolean;
   log(level: number, message: string): void;
@@ -111,8 +113,11 @@ export interface HostChannel {
   metricFamily(name: string, description: string, kind: string): number | WireError;
   /** Register a metric (a label set) of a family: its id, or why not. */
   metric(familyId: number, labels: Record<string, string>, buckets: number[] | null): number | WireError;
-  /** Metric updates (fire-and-forget: a script updating in a loop never waits on the host). */
-  metrics(updates: number[]): void;
+  /**
+   * Metric updates (fire-and-forget: a script updating in a loop never waits on the host), made
+   * while call `callId` ran.
+   */
+  metrics(updates: number[], callId: number): void;
   /** Start a model control operation (fire-and-forget); its outcome comes back through deliver as child `childId`'s. */
   control(callId: number, childId: number, op: number, name: string, arg: unknown): void;
 }

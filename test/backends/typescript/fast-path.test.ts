@@ -78,6 +78,51 @@ const chain = (fastPathMs: string): ScriptModel => ({
   params: { fast_path_ms: fastPathMs },
 });
 
+/**
+ * Calls echo with [runs] (its own count of execute() runs), spins MS ms after the answer, then calls
+ * echo again with the doubled answer: a re-run asks its first child for something else.
+ */
+const DIVERGING: ScriptModel = {
+  config: [
+    'max_batch_size: 0',
+    'input [ { name: "MS" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+    'output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]',
+  ],
+  params: { fast_path_ms: '2' },
+  code: `import { InferenceRequest, InferenceResponse, Tensor, type Request } from 'tributary/bls';
+let runs = 0;
+const echo = async (v: number) => (await new InferenceRequest({ model: 'echo', inputs: [new Tensor('IN', 'FP32', [1], [v])] }).exec()).output('OUT').data as Float32Array;
+export default class Model {
+  async execute([r]: Request[]): Promise<InferenceResponse[]> {
+    const ms = (r.input('MS').data as Int32Array)[0];
+    const a = await echo(++runs);
+    const t0 = Date.now();
+    while (Date.now() - t0 < ms);
+    const b = await echo(a[0]! * 2);
+    return [new InferenceResponse({ outputs: [new Tensor('OUT', 'FP32', [1], b)] })];
+  }
+}
+`,
+};
+
+/** Counts a custom metric, calls echo, then spins MS ms: a call that changed a metric is not re-run. */
+const METERED_CHAIN: ScriptModel = {
+  ...DIVERGING,
+  code: `import { InferenceRequest, InferenceResponse, MetricFamily, Tensor, type Request } from 'tributary/bls';
+const counted = new MetricFamily({ name: 'chain_counted_total', description: 'calls', kind: 'counter' }).metric();
+export default class Model {
+  async execute([r]: Request[]): Promise<InferenceResponse[]> {
+    const ms = (r.input('MS').data as Int32Array)[0];
+    counted.increment(1);
+    const a = (await new InferenceRequest({ model: 'echo', inputs: [new Tensor('IN', 'FP32', [1], [ms])] }).exec()).output('OUT');
+    const t0 = Date.now();
+    while (Date.now() - t0 < ms);
+    return [new InferenceResponse({ outputs: [new Tensor('OUT', 'FP32', [1], a.data)] })];
+  }
+}
+`,
+};
+
 /** Decoupled: sends N responses in one synchronous run (past the sandbox's batch of 256), spins MS, then final. */
 const SENDER: ScriptModel = {
   config: [
@@ -118,7 +163,7 @@ describe('the fast path of short scripts', () => {
   before(async () => {
     setLogSink((line) => { lines.push(line); });
     updateLogSettings({ log_verbose_level: 1 });
-    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: FLUSHING_SENDER, metered: METERED_SPIN });
+    repo = scriptRepo({ echo: ECHO_MODEL, counting: COUNTING_SPIN, chain_fast: chain('2'), chain_slow: chain('0'), sender: SENDER, sender2: FLUSHING_SENDER, metered: METERED_SPIN, diverging: DIVERGING, metered_chain: METERED_CHAIN });
     server = await createServer({ modelRepository: repo.dir });
   });
   after(async () => {
@@ -230,11 +275,47 @@ describe('the fast path of short scripts', () => {
     };
     await warm('chain_fast', () => once('chain_fast', 0));
     for (const model of ['chain_fast', 'chain_slow']) for (const ms of [0, 30, 0]) await once(model, ms);
-    // The long stretch runs after a child's answer, on the isolate thread: no call of chain_fast
-    // with its 30 ms stretch was stopped. (A CPU-starved machine can still stop the short part
-    // before the first child, which is re-run: the answers above hold either way.)
-    assert.ok(said('chain_fast', 'ran past fast_path_ms') < 2, 'at most the one stop a starved CPU can cause');
     assert.equal(said('chain_slow', 'now runs on the main thread'), 0);
+  });
+
+  const echoCalls = () => server.modelStatistics('echo').model_stats[0]!.inference_count;
+
+  test('a continuation stopped on the main thread is re-run on its isolate thread, its children answered from the record: each runs once', async () => {
+    const once = (ms: number) => lastValueFrom(server.infer({ model: 'chain_fast', inputs: [createTensor('IN', 'FP32', [3], [1, 2, 3]), createTensor('MS', 'INT32', [1], [ms])] }));
+    const { result, stops } = await untilStopped('chain_fast', () => once(0), async () => {
+      const before = echoCalls();
+      const r = await once(30);
+      return { out: [...(r.outputs[0]!.data as Float32Array)], calls: echoCalls() - before };
+    });
+    assert.deepEqual(result.out, [2, 4, 6]);
+    // The first child answered the stopped run and, from the record, its re-run; the second is the re-run's.
+    assert.equal(result.calls, 2);
+    assert.equal(stops.length, 1);
+  });
+
+  test('a re-run that asks its first child for something else calls it for real', async () => {
+    const once = (ms: number) => lastValueFrom(server.infer({ model: 'diverging', inputs: [createTensor('MS', 'INT32', [1], [ms])] }))
+      .then((r) => (r.outputs[0]!.data as Float32Array)[0]!);
+    let runs = 0;
+    const { result, stops } = await untilStopped('diverging', () => once(0), async () => {
+      const before = echoCalls();
+      const out = await once(30);
+      return { out, calls: echoCalls() - before };
+    }, async () => { runs = (await once(0)) / 2; });
+    assert.equal(stops.length, 1);
+    // The stopped run counted run runs+1 and asked echo for it; the re-run, run runs+2, asked for
+    // that instead, then for its double: three calls, and the re-run's answer.
+    assert.equal(result.out, (runs + 2) * 2);
+    assert.equal(result.calls, 3);
+  });
+
+  test('a call that changed a custom metric is not re-run: its continuation stays on the isolate thread', async () => {
+    const once = (ms: number) => lastValueFrom(server.infer({ model: 'metered_chain', inputs: [createTensor('MS', 'INT32', [1], [ms])] }));
+    await warm('metered_chain', () => once(0));
+    const from = lines.length;
+    const r = await once(30);
+    assert.deepEqual([...(r.outputs[0]!.data as Float32Array)], [30]);
+    assert.equal(lines.slice(from).filter((l) => l.includes("model 'metered_chain' instance 0: execute() ran past")).length, 0);
   });
 
   test('a decoupled call stopped after its responses went out fails with TRB_SCRIPT_FAST_PATH_STOPPED; one stopped before is re-run', async () => {
