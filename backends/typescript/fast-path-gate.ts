@@ -53,6 +53,8 @@ export class FastPathGate {
   #fastRun = 0;
   /** Fast entries since the last stop of any kind (RARE_AFTER). */
   #sinceStop = 0;
+  /** A logged stop's cooldown runs: its end is logged too. */
+  #cooling = false;
 
   constructor(boundMs: number, label: string, log: Logger) {
     this.boundMs = boundMs;
@@ -79,6 +81,10 @@ export class FastPathGate {
       this.#on = on;
       this.#log.verbose(1, `${this.#label}: execute() ${on ? 'now runs on the main thread' : 'back on its isolate thread'} (recent calls averaged ${this.#us()} µs, fast_path_ms ${this.boundMs})`);
     }
+    if (on && this.#cooling) {
+      this.#cooling = false;
+      this.#log.verbose(1, `${this.#label}: execute() now runs on the main thread again, after its cooldown (recent calls averaged ${this.#us()} µs, fast_path_ms ${this.boundMs})`);
+    }
     if (on) {
       this.#sinceStop++;
       if (++this.#fastRun >= FORGIVE_AFTER) { this.#stopped = 0; this.#fastRun = 0; }
@@ -91,7 +97,11 @@ export class FastPathGate {
     // The first call compiles the script's code as it runs (0.7 ms for an echo that later takes
     // 0.06): it says nothing of the calls to come.
     if (!this.#warm) { this.#warm = true; return; }
-    this.#averageMs = this.#averageMs === Infinity ? ms : this.#averageMs + (ms - this.#averageMs) * ALPHA;
+    // Capped at the bound: what an entry is past it says no more (an entry on the main thread is
+    // stopped there), and one rare long reading (15 ms, measured, among BLS continuations whose
+    // p99 is 0.1 ms) would otherwise hold the average past half the bound for dozens of entries.
+    const capped = Math.min(ms, this.boundMs);
+    this.#averageMs = this.#averageMs === Infinity ? capped : this.#averageMs + (capped - this.#averageMs) * ALPHA;
   }
 
   /**
@@ -109,9 +119,13 @@ export class FastPathGate {
    * A fast entry was stopped at the bound after `ms` of wall time, `cpuMs` of it computing. The
    * bound is wall time: on a loaded machine (load 15 on 2 cores) the main thread was preempted
    * inside a 6 µs echo and stopped many times in 20k calls. Such a stop says nothing about the
-   * script, so it costs a short pause only; a script that computed past half the bound is kept off.
+   * script, so it costs a short pause only; a script that computed past half the bound is kept off
+   * for a cooldown that doubles with each stop. The cooldown is the whole penalty: raising the
+   * average as well left the instance to come back on pool-thread readings, which hold the hop
+   * (500 µs and more for a BLS loop's entries even on a quiet machine) and kept a fast script off
+   * for good after one stop.
    */
-  stop(ms: number, cpuMs: number): void {
+  stop(_ms: number, cpuMs: number): void {
     const fastBefore = this.#sinceStop;
     this.#sinceStop = 0;
     if (cpuMs < this.boundMs / 2) {
@@ -119,6 +133,7 @@ export class FastPathGate {
       this.#log.verbose(2, `${this.#label}: execute() stopped at fast_path_ms after ${cpuMs.toFixed(2)} ms of CPU time (the thread was preempted); re-run on its isolate thread`);
       return;
     }
+    this.#cooling = true;
     if (fastBefore >= RARE_AFTER) {
       this.#cooldown = PREEMPTED_COOLDOWN;
       this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped after ${fastBefore} fast entries; ` +
@@ -128,8 +143,6 @@ export class FastPathGate {
     this.#stopped++;
     this.#fastRun = 0;
     this.#cooldown = COOLDOWN << Math.min(this.#stopped - 1, 10);
-    this.#averageMs = Math.max(this.#averageMs, ms);
-    this.#on = false;
     this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped; ` +
       `re-run on its isolate thread, which the next ${this.#cooldown} calls also use`);
   }

@@ -154,6 +154,11 @@ const NO_PARENT: ParentContext = { signal: new CancelSource(), chain: [], watch:
 
 let nextCallId = 1;
 
+/** The entry on the main thread was stopped at its bound (not failed otherwise). */
+function isStop(isolate: ivm.Isolate, e: unknown): boolean {
+  return !isolate.isDisposed && e instanceof Error && e.message === TIMED_OUT;
+}
+
 /**
  * A call whose continuation may run on the main thread: stopped there, it can be re-run (it records
  * its children, and no decoupled response of it went out).
@@ -187,6 +192,10 @@ export class ScriptIsolate {
   #draining = false;
   /** An entry runs synchronously on the main thread (a delivery arriving meanwhile waits). */
   #onLoop = false;
+  /** Child starts made by the entry on the main thread (inferNow), in order. */
+  readonly #held: [number, number, WireChildRequest][] = [];
+  /** Metric updates made by the entry on the main thread (metricsNow), with their calls. */
+  readonly #heldMetrics: [unknown, number][] = [];
   /** Entries issued and not yet settled (isolated-vm runs an isolate's entries in issue order). */
   #inFlight = 0;
   #broken: TributaryError | undefined;
@@ -269,7 +278,7 @@ export class ScriptIsolate {
       if (this.#scratch.writeRequests(requests)) this.#refs.execute.applySync(undefined, [call.id, IN_SCRATCH, true], { timeout });
       else this.#refs.execute.applySync(undefined, [call.id, requests.map(cloneableRequest), true], { arguments: { copy: true }, timeout });
     } catch (e) {
-      this.#onLoop = false;
+      this.#leaveLoop(isStop(this.#isolate, e));
       const ms = performance.now() - t0;
       if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) {
         this.#entryFailed(call, e);
@@ -279,7 +288,7 @@ export class ScriptIsolate {
       this.#stopped(call, ms, Number(this.#isolate.cpuTime - cpu0) / 1e6);
       return call.outcome();
     }
-    this.#onLoop = false;
+    this.#leaveLoop(false);
     call.spentMs = performance.now() - t0;
     this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
     if (this.#scratch.held) this.#takeCompletion();
@@ -537,6 +546,7 @@ export class ScriptIsolate {
   }
 
   #deliverOnLoop(call: LiveCall, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
+    { const G = globalThis as any; G.__n ??= {}; G.__n.loop = (G.__n.loop ?? 0) + 1; }
     const timeout = this.#gate.boundMs;
     const t0 = performance.now();
     const cpu0 = this.#isolate.cpuTime;
@@ -549,12 +559,12 @@ export class ScriptIsolate {
         this.#refs.deliver.applySync(undefined, [call.id, childId, kind, p, final, true], { arguments: { copy: true }, timeout });
       }
     } catch (e) {
-      this.#onLoop = false;
+      this.#leaveLoop(isStop(this.#isolate, e));
       if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) this.#entryFailed(call, e);
       else this.#stopped(call, performance.now() - t0, Number(this.#isolate.cpuTime - cpu0) / 1e6);
       return;
     }
-    this.#onLoop = false;
+    this.#leaveLoop(false);
     call.spentMs += performance.now() - t0;
     this.#gate.record(Number(this.#isolate.cpuTime - cpu0) / 1e6);
     if (this.#scratch.held) this.#takeCompletion();
@@ -563,6 +573,7 @@ export class ScriptIsolate {
 
   #deliverOnPool(callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
     const call = this.#live.get(callId);
+    { const G = globalThis as any; G.__n ??= {}; const k = !call ? 'nocall' : !call.log ? 'nolog' : !call.log.recording ? 'norec' : !this.#gate.open ? 'closed' : 'other'; G.__n[k] = (G.__n[k] ?? 0) + 1; }
     this.#enter(call, (timeout, scratch) => {
       if (scratch && kind === DELIVER_RESPONSE && this.#scratch.writeResponse(payload as WireResponse)) {
         return this.#refs.deliver.apply(undefined, [callId, childId, kind, IN_SCRATCH, final], { timeout });
@@ -621,20 +632,12 @@ export class ScriptIsolate {
     // reach the host in one event-loop turn and join the callee's dynamic batch, and the script
     // runs on without a thread round trip (17 µs) per child. They stay in order with each other;
     // a refused child is answered through deliver, as any failed child.
-    const infer = (starts: [number, number, WireChildRequest][]) => {
-      for (const [callId, childId, wire] of starts) {
-        try {
-          this.#startChild(callId, childId, wire);
-        } catch (e) {
-          const err = toTributaryError(e);
-          this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(err.message), kind: err.kind, code: err.code }, true);
-        }
-      }
-    };
-    cb('infer', infer, { ignored: true });
-    // From an entry on the main thread (bls/host-channel.ts onLoop): a delivery its children make
-    // at once waits in #deferred until the entry has returned.
-    cb('inferNow', infer);
+    cb('infer', (starts: [number, number, WireChildRequest][]) => this.#infer(starts), { ignored: true });
+    // From an entry on the main thread (bls/host-channel.ts onLoop): kept until the entry has
+    // returned, then started (#startHeld). Started inside the entry, the host's work for them (the
+    // child's model, a garbage collection of the server's heap) would count against the script's
+    // fast_path_ms, measured: stops of 2-8 ms blamed on a script that computes 8 µs.
+    cb('inferNow', (starts: [number, number, WireChildRequest][]) => { for (const s of starts) this.#held.push(s); });
     cb('cancel', (childId: number) => {
       const c = this.#children.get(childId);
       this.#children.delete(childId);
@@ -656,20 +659,18 @@ export class ScriptIsolate {
     const scope = this.#spec.metrics;
     cb('metricFamily', (name: unknown, description: unknown, kind: unknown) => declareFamily(model, scope, name, description, kind));
     cb('metric', (family: unknown, labels: unknown, buckets: unknown) => declareMetric(model, scope, family, labels, buckets));
-    // A call that changed metrics or models is not re-run (those changes are not undone): its
-    // continuations stay on the isolate thread. A stopped call's own changes are dropped.
-    cb('metrics', (updates: unknown, callId: number) => {
-      if (this.#dropped.has(callId)) return;
-      this.#live.get(callId)?.log?.stop();
-      applyMetricUpdates(scope, updates);
-    }, { ignored: true });
+    cb('metrics', (updates: unknown, callId: number) => this.#metricUpdates(updates, callId), { ignored: true });
+    // From an entry on the main thread: held, and applied when it has returned (#leaveLoop), so the
+    // call is known not to be re-run before any child of it answers.
+    cb('metricsNow', (updates: unknown, callId: number) => { this.#heldMetrics.push([updates, callId]); });
+    // A call that changed models is not re-run either; a stopped call's own operations are dropped.
     cb('control', (callId: number, childId: number, op: number, name: unknown, arg: unknown) => {
       if (this.#dropped.has(callId)) return;
       this.#live.get(callId)?.log?.stop();
       this.#control(callId, childId, op, name, arg);
     }, { ignored: true });
     g.setSync('__trb_h_scratch', new ivm.ExternalCopy(this.#scratchBuffer).copyInto({ release: true }));
-    const names = ['scratch', 'done', 'sendMany', 'isCancelled', 'infer', 'inferNow', 'cancel', 'log', 'metricFamily', 'metric', 'metrics', 'control'];
+    const names = ['scratch', 'done', 'sendMany', 'isCancelled', 'infer', 'inferNow', 'cancel', 'log', 'metricFamily', 'metric', 'metrics', 'metricsNow', 'control'];
     this.#isolate.compileScriptSync(
       `globalThis.__trb_host = { ${names.map((k) => `${k}: __trb_h_${k}`).join(', ')} };\n` +
       `for (const k of ${JSON.stringify(names)}) delete globalThis['__trb_h_' + k];\n` +
@@ -689,6 +690,48 @@ export class ScriptIsolate {
         this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(err.message), kind: err.kind, code: err.code }, true);
       },
     );
+  }
+
+  /**
+   * An entry on the main thread returned: its metric changes apply (unless it was stopped: its
+   * re-run makes them again), and the children it started go now, while deliveries still wait (one
+   * a child makes at once must not enter the isolate from inside this), then #drain.
+   */
+  #leaveLoop(stopped: boolean): void {
+    try {
+      const metrics = this.#heldMetrics.splice(0);
+      if (!stopped) for (const [updates, callId] of metrics) this.#metricUpdates(updates, callId);
+      this.#startHeld();
+    } finally {
+      this.#onLoop = false;
+    }
+  }
+
+  /**
+   * A call that changed metrics is not re-run (those changes are not undone): its continuations
+   * stay on the isolate thread. A stopped call's own changes are dropped.
+   */
+  #metricUpdates(updates: unknown, callId: number): void {
+    if (this.#dropped.has(callId)) return;
+    this.#live.get(callId)?.log?.stop();
+    applyMetricUpdates(this.#spec.metrics, updates);
+  }
+
+  /** Start children (infer). A refused one is answered through deliver, as any failed child. */
+  #infer(starts: readonly [number, number, WireChildRequest][]): void {
+    for (const [callId, childId, wire] of starts) {
+      try {
+        this.#startChild(callId, childId, wire);
+      } catch (e) {
+        const err = toTributaryError(e);
+        this.#deliver(callId, childId, DELIVER_ERROR, { message: boundMessage(err.message), kind: err.kind, code: err.code }, true);
+      }
+    }
+  }
+
+  /** The children an entry on the main thread started (inferNow), once it has returned. */
+  #startHeld(): void {
+    if (this.#held.length) this.#infer(this.#held.splice(0));
   }
 
   #startChild(callId: number, childId: number, wire: WireChildRequest): void {

@@ -1,4 +1,4 @@
-import { current, host } from './host-channel.js';
+import { current, host, onLoop } from './host-channel.js';
 import { ModelError } from './model-error.js';
 import { METRIC_ADD, METRIC_OBSERVE, METRIC_SET, type WireError } from './wire.js';
 
@@ -35,7 +35,8 @@ export function flushMetrics(): void {
   const out: number[] = [];
   for (const m of dirty.splice(0)) m.drain(out);
   // Tagged with the running call: the host drops what a call it stopped had flushed.
-  host().metrics(out, current.callId);
+  if (onLoop.now) host().metricsNow(out, current.callId);
+  else host().metrics(out, current.callId);
 }
 
 /**

@@ -118,6 +118,8 @@ export interface HostChannel {
    * while call `callId` ran.
    */
   metrics(updates: number[], callId: number): void;
+  /** The same, synchronous: used while the entry runs on the host's main thread (the host holds them until it returns). */
+  metricsNow(updates: number[], callId: number): void;
   /** Start a model control operation (fire-and-forget); its outcome comes back through deliver as child `childId`'s. */
   control(callId: number, childId: number, op: number, name: string, arg: unknown): void;
 }

@@ -36,10 +36,10 @@ describe('FastPathGate', () => {
     assert.equal(g.open, true);
     assert.equal(fast(g, 10), 10);
     g.stop(1.2, 1.1);
-    assert.equal(fast(g, 64), 0, 'the first cooldown is 64 calls');
-    // The stop raised the average past half the bound: pool entries bring it down again.
     assert.equal(g.open, false);
-    for (let i = 0; i < 40; i++) g.recordPool(0.05);
+    assert.equal(fast(g, 64), 0, 'the first cooldown is 64 calls');
+    // The cooldown is the whole penalty: the average is the script's, and it is back on after it.
+    assert.equal(g.open, true);
     assert.equal(fast(g, 10), 10);
     g.stop(1.2, 1.1);
     assert.equal(fast(g, 128), 0, 'the second cooldown doubles');
@@ -73,6 +73,17 @@ describe('FastPathGate', () => {
     assert.equal(g.take(), true);
   }));
 
+  test('a reading counts at most the bound: one long entry does not hold a fast script off', () => {
+    const { g } = gate();
+    g.recordPool(0.7);
+    g.recordPool(0.01);
+    assert.equal(g.take(), true);
+    g.record(15);
+    assert.equal(g.take(), true, 'an average of 0.01 and one reading of 1 (capped) is under half the bound');
+    for (let i = 0; i < 8; i++) g.record(0.9);
+    assert.equal(g.take(), false, 'entries near the bound take it off');
+  });
+
   test('entries on the pool thread move the average only while the instance is off the main thread', () => {
     const { g } = gate();
     g.recordPool(0.7);
@@ -82,7 +93,7 @@ describe('FastPathGate', () => {
     for (let i = 0; i < 50; i++) g.recordPool(3);
     assert.equal(g.take(), true);
     // Main-thread entries still count.
-    for (let i = 0; i < 50; i++) g.record(3);
+    for (let i = 0; i < 50; i++) g.record(0.9);
     assert.equal(g.take(), false);
   });
 
