@@ -546,7 +546,6 @@ export class ScriptIsolate {
   }
 
   #deliverOnLoop(call: LiveCall, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
-    { const G = globalThis as any; G.__n ??= {}; G.__n.loop = (G.__n.loop ?? 0) + 1; }
     const timeout = this.#gate.boundMs;
     const t0 = performance.now();
     const cpu0 = this.#isolate.cpuTime;
@@ -573,7 +572,6 @@ export class ScriptIsolate {
 
   #deliverOnPool(callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
     const call = this.#live.get(callId);
-    { const G = globalThis as any; G.__n ??= {}; const k = !call ? 'nocall' : !call.log ? 'nolog' : !call.log.recording ? 'norec' : !this.#gate.open ? 'closed' : 'other'; G.__n[k] = (G.__n[k] ?? 0) + 1; }
     this.#enter(call, (timeout, scratch) => {
       if (scratch && kind === DELIVER_RESPONSE && this.#scratch.writeResponse(payload as WireResponse)) {
         return this.#refs.deliver.apply(undefined, [callId, childId, kind, IN_SCRATCH, final], { timeout });
