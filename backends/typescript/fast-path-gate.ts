@@ -9,22 +9,20 @@ const ALPHA = 1 / 8;
  * flapping between the two paths at the threshold.
  */
 const SHARE = 1 / 2;
-/** Calls kept on the isolate thread after a stop; doubles with each further stop, up to 64 << 10. */
+/** Calls kept on the isolate thread after a first or rare stop (see stop()). */
+const PAUSE = 8;
+/** Calls kept on the isolate thread after a stop soon after another; doubles with each, up to 64 << 10. */
 const COOLDOWN = 64;
-/** Calls kept on the isolate thread after a stop that the script did not cause (see stop()). */
-const PREEMPTED_COOLDOWN = 8;
 /**
- * Fast calls in a row after which earlier stops are forgotten: a stop is mostly the isolate's own
- * garbage collection landing in a short call, and the doubling cooldown must not keep a fast
- * script off the main thread for the rest of its life.
- */
-const FORGIVE_AFTER = 4096;
-/**
- * A stop after at least this many fast entries since the last one is a rare long entry of a script
- * that is fast otherwise (garbage collection, or compiling, landing in one entry: measured 1 in
- * about 6000 continuations of a BLS loop, at 1.6-11 ms of CPU time on a loaded machine); it costs
- * a short pause only, where a doubling cooldown would keep such a script off for thousands of
- * calls. A second stop sooner than this is the script's.
+ * A stop after at least this many fast entries since the previous one (or the first) is a rare long
+ * entry of a script that is fast otherwise: garbage collection or compiling landing in one entry
+ * (measured 1 in about 6000 continuations of a BLS loop, at 1.6-11 ms of CPU time), or the thread
+ * preempted on a loaded machine (a 6 µs echo was stopped many times in 20k calls at load 15). It
+ * costs a pause of PAUSE calls, where a doubling cooldown would keep such a script off for
+ * thousands. Stops sooner than this one after another, whatever their cause, double the cooldown:
+ * a script that turned slow, or a machine so loaded that the fast path loses (a stopped BLS call is
+ * re-run with every child answer entered again on the pool thread, so frequent stops cost more than
+ * the path saves: measured 554 µs per call against 309 µs off it, before stops escalated).
  */
 const RARE_AFTER = 1024;
 
@@ -41,7 +39,7 @@ const RARE_AFTER = 1024;
 export class FastPathGate {
   /** Time a fast entry may run before isolated-vm stops it (0: fast path off). */
   readonly boundMs: number;
-  /** Stops of a script that computed past half the bound (they set the cooldown). */
+  /** Stops in a row, each soon after the previous one (they set the cooldown). */
   #stopped = 0;
   readonly #label: string;
   readonly #log: Logger;
@@ -49,9 +47,7 @@ export class FastPathGate {
   #cooldown = 0;
   #on = false;
   #warm = false;
-  /** Fast entries since the last stop (FORGIVE_AFTER). */
-  #fastRun = 0;
-  /** Fast entries since the last stop of any kind (RARE_AFTER). */
+  /** Fast entries since the last stop (RARE_AFTER). */
   #sinceStop = 0;
   /** A logged stop's cooldown runs: its end is logged too. */
   #cooling = false;
@@ -85,10 +81,7 @@ export class FastPathGate {
       this.#cooling = false;
       this.#log.verbose(1, `${this.#label}: execute() now runs on the main thread again, after its cooldown (recent calls averaged ${this.#us()} µs, fast_path_ms ${this.boundMs})`);
     }
-    if (on) {
-      this.#sinceStop++;
-      if (++this.#fastRun >= FORGIVE_AFTER) { this.#stopped = 0; this.#fastRun = 0; }
-    }
+    if (on) this.#sinceStop++;
     return on;
   }
 
@@ -116,34 +109,34 @@ export class FastPathGate {
   }
 
   /**
-   * A fast entry was stopped at the bound after `ms` of wall time, `cpuMs` of it computing. The
-   * bound is wall time: on a loaded machine (load 15 on 2 cores) the main thread was preempted
-   * inside a 6 µs echo and stopped many times in 20k calls. Such a stop says nothing about the
-   * script, so it costs a short pause only; a script that computed past half the bound is kept off
-   * for a cooldown that doubles with each stop. The cooldown is the whole penalty: raising the
-   * average as well left the instance to come back on pool-thread readings, which hold the hop
-   * (500 µs and more for a BLS loop's entries even on a quiet machine) and kept a fast script off
-   * for good after one stop.
+   * A fast entry was stopped at the bound after `ms` of wall time, `cpuMs` of it computing (under
+   * half the bound: the thread was preempted, the bound being wall time). A first or rare stop
+   * pauses the fast path; stops soon after one another keep the instance off for a cooldown that
+   * doubles with each (RARE_AFTER). The cooldown is the whole penalty: raising the average as well
+   * left the instance to come back on pool-thread readings, which hold the hop (500 µs and more
+   * for a BLS loop's entries even on a quiet machine) and kept a fast script off for good.
    */
   stop(_ms: number, cpuMs: number): void {
     const fastBefore = this.#sinceStop;
     this.#sinceStop = 0;
-    if (cpuMs < this.boundMs / 2) {
-      this.#cooldown = PREEMPTED_COOLDOWN;
-      this.#log.verbose(2, `${this.#label}: execute() stopped at fast_path_ms after ${cpuMs.toFixed(2)} ms of CPU time (the thread was preempted); re-run on its isolate thread`);
-      return;
-    }
-    this.#cooling = true;
-    if (fastBefore >= RARE_AFTER) {
-      this.#cooldown = PREEMPTED_COOLDOWN;
+    const preempted = cpuMs < this.boundMs / 2;
+    const why = preempted ? ` after ${cpuMs.toFixed(2)} ms of CPU time (the thread was preempted)` : '';
+    if (this.#stopped === 0 || fastBefore >= RARE_AFTER) {
+      this.#stopped = 1;
+      this.#cooldown = PAUSE;
+      if (preempted) {
+        this.#log.verbose(2, `${this.#label}: execute() stopped at fast_path_ms${why}; re-run on its isolate thread, which the next ${PAUSE} calls also use`);
+        return;
+      }
+      this.#cooling = true;
       this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped after ${fastBefore} fast entries; ` +
-        `re-run on its isolate thread, which the next ${this.#cooldown} calls also use (a rare long entry)`);
+        `re-run on its isolate thread, which the next ${PAUSE} calls also use`);
       return;
     }
     this.#stopped++;
-    this.#fastRun = 0;
-    this.#cooldown = COOLDOWN << Math.min(this.#stopped - 1, 10);
-    this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped; ` +
+    this.#cooldown = COOLDOWN << Math.min(this.#stopped - 2, 10);
+    this.#cooling = true;
+    this.#log.verbose(1, `${this.#label}: execute() ran past fast_path_ms (${this.boundMs} ms) on the main thread and was stopped${why}, ${fastBefore} fast entries after the previous stop; ` +
       `re-run on its isolate thread, which the next ${this.#cooldown} calls also use`);
   }
 
