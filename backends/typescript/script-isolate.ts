@@ -278,14 +278,7 @@ export class ScriptIsolate {
       if (this.#scratch.writeRequests(requests)) this.#refs.execute.applySync(undefined, [call.id, IN_SCRATCH, true], { timeout });
       else this.#refs.execute.applySync(undefined, [call.id, requests.map(cloneableRequest), true], { arguments: { copy: true }, timeout });
     } catch (e) {
-      this.#leaveLoop(isStop(this.#isolate, e));
-      const ms = performance.now() - t0;
-      if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) {
-        this.#entryFailed(call, e);
-        this.#drain();
-        return call.outcome();
-      }
-      this.#stopped(call, ms, Number(this.#isolate.cpuTime - cpu0) / 1e6);
+      this.#leftLoopOn(call, e, t0, cpu0);
       return call.outcome();
     }
     this.#leaveLoop(false);
@@ -521,7 +514,14 @@ export class ScriptIsolate {
       this.#deferred.push([callId, childId, kind, payload, final]);
       return;
     }
-    if (mayLoop && !this.#broken && this.#gate.take()) this.#deliverOnLoop(call!, childId, kind, payload, final);
+    if (mayLoop) this.#enterDelivery(callId, childId, kind, payload, final);
+    else this.#deliverOnPool(callId, childId, kind, payload, final);
+  }
+
+  /** Enter one delivery now: on the main thread when the call may be re-run and the gate says so. */
+  #enterDelivery(callId: number, childId: number, kind: number, payload: WireResponse | WireError | null, final: boolean): void {
+    const call = this.#live.get(callId);
+    if (call && rerunnable(call) && !this.#broken && this.#gate.take()) this.#deliverOnLoop(call, childId, kind, payload, final);
     else this.#deliverOnPool(callId, childId, kind, payload, final);
   }
 
@@ -532,9 +532,7 @@ export class ScriptIsolate {
     try {
       while (this.#deferred.length && this.#inFlight === 0 && !this.#onLoop && !this.#broken) {
         const [callId, childId, kind, payload, final] = this.#deferred.shift()!;
-        const call = this.#live.get(callId);
-        if (call && rerunnable(call) && this.#gate.take()) this.#deliverOnLoop(call, childId, kind, payload, final);
-        else this.#deliverOnPool(callId, childId, kind, payload, final);
+        this.#enterDelivery(callId, childId, kind, payload, final);
       }
       // An entry went to the pool thread: the rest follow it there, in order.
       for (const [callId, childId, kind, payload, final] of this.#deferred.splice(0)) {
@@ -558,9 +556,7 @@ export class ScriptIsolate {
         this.#refs.deliver.applySync(undefined, [call.id, childId, kind, p, final, true], { arguments: { copy: true }, timeout });
       }
     } catch (e) {
-      this.#leaveLoop(isStop(this.#isolate, e));
-      if (this.#isolate.isDisposed || !(e instanceof Error && e.message === TIMED_OUT)) this.#entryFailed(call, e);
-      else this.#stopped(call, performance.now() - t0, Number(this.#isolate.cpuTime - cpu0) / 1e6);
+      this.#leftLoopOn(call, e, t0, cpu0);
       return;
     }
     this.#leaveLoop(false);
@@ -713,6 +709,18 @@ export class ScriptIsolate {
     if (this.#dropped.has(callId)) return;
     this.#live.get(callId)?.log?.stop();
     applyMetricUpdates(this.#spec.metrics, updates);
+  }
+
+  /** An entry of `call` on the main thread threw `e`: stopped at its bound, or failed. */
+  #leftLoopOn(call: LiveCall, e: unknown, t0: number, cpu0: bigint): void {
+    const stop = isStop(this.#isolate, e);
+    this.#leaveLoop(stop);
+    if (stop) {
+      this.#stopped(call, performance.now() - t0, Number(this.#isolate.cpuTime - cpu0) / 1e6);
+    } else {
+      this.#entryFailed(call, e);
+      this.#drain();
+    }
   }
 
   /** Start children (infer). A refused one is answered through deliver, as any failed child. */
