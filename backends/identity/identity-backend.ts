@@ -46,21 +46,30 @@ function zipIo(config: ModelConfig): Array<[input: string, output: string]> {
   });
 }
 
-async function executeIdentity(model: string, pairs: ReadonlyArray<[string, string]>, delayMs: number, batch: readonly BackendRequest[]): Promise<void> {
+function executeIdentity(model: string, pairs: ReadonlyArray<[string, string]>, delayMs: number, batch: readonly BackendRequest[]): Promise<void> {
+  // Without a delay every request is answered before execute() returns: no promise per request.
+  if (delayMs === 0) {
+    for (const r of batch) answer(model, pairs, r);
+    return Promise.resolve();
+  }
   // Each request waits on its own timer, so a cancelled one fails at once instead of after the batch.
-  await Promise.all(batch.map(async (r) => {
-    if (delayMs > 0) await delay(delayMs, r.signal);
-    if (r.signal.aborted) {
-      r.fail(Errors.cancelled(model));
-      return;
-    }
-    const outputs: Tensor[] = [];
-    for (const [input, output] of pairs) {
-      const t = r.request.inputs.find((x) => x.name === input);
-      if (t) outputs.push(renameTensor(t, output)); // an absent optional input yields no output
-    }
-    r.send({ outputs }, true);
-  }));
+  return Promise.all(batch.map(async (r) => {
+    await delay(delayMs, r.signal);
+    answer(model, pairs, r);
+  })).then(() => undefined);
+}
+
+function answer(model: string, pairs: ReadonlyArray<[string, string]>, r: BackendRequest): void {
+  if (r.signal.aborted) {
+    r.fail(Errors.cancelled(model));
+    return;
+  }
+  const outputs: Tensor[] = [];
+  for (const [input, output] of pairs) {
+    const t = r.request.inputs.find((x) => x.name === input);
+    if (t) outputs.push(renameTensor(t, output)); // an absent optional input yields no output
+  }
+  r.send({ outputs }, true);
 }
 
 /** Resolves after `ms`, or early when `signal` aborts (the caller then sees signal.aborted). */

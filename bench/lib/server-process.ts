@@ -15,9 +15,10 @@ export interface ServerProcess {
   close(): Promise<void>;
 }
 
-export function spawnServer(options: ServeOptions, taskset?: string): Promise<ServerProcess> {
+/** nodeArgs go before the entry: `['--cpu-prof', '--cpu-prof-dir=/tmp/p']` profiles the server (written when it exits). */
+export function spawnServer(options: ServeOptions, taskset?: string, nodeArgs: string[] = []): Promise<ServerProcess> {
   const entry = fileURLToPath(new URL('./serve.ts', import.meta.url));
-  const args = ['--import', 'tsx', entry, JSON.stringify(options)];
+  const args = [...nodeArgs, '--import', 'tsx', entry, JSON.stringify(options)];
   const child = taskset
     ? spawn('taskset', ['-c', taskset, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
     : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });

@@ -9,7 +9,7 @@ import type { ResponseCache } from '../cache/index.js';
 import { classify } from './classification.js';
 import { outputShaper, type OutputShaper } from './output-shaper.js';
 import { ModelCache } from './model-cache.js';
-import type { FailureReason, ModelStatistics } from './statistics.js';
+import type { FailureReason, ModelStatistics, RequestRecord } from './statistics.js';
 import { StatsCollector } from './stats-collector.js';
 import { endTrace } from './end-trace.js';
 import { openBatchTrace } from './batch-trace.js';
@@ -202,14 +202,15 @@ export class Model implements WorkItemOwner {
     const end = this.#clock.now();
     const t = item.timings;
     if (success) {
-      this.#stats.request({
+      const rec: Omit<RequestRecord, 'model' | 'version'> = {
         success, batchSize: item.batchSize,
         requestNs: (end - item.enqueuedAt) * 1e6,
         queueNs: ((item.startedAt ?? end) - item.enqueuedAt) * 1e6,
         computeInputNs: t?.computeInputNs ?? 0, computeInferNs: t?.computeInferNs ?? 0, computeOutputNs: t?.computeOutputNs ?? 0,
-        ...(item.firstResponseAt === undefined ? {} : { firstResponseNs: (item.firstResponseAt - item.enqueuedAt) * 1e6 }),
-        ...(item.cacheKey === undefined ? {} : { cache: { hit: false, ns: item.cacheNs } }),
-      });
+      };
+      if (item.firstResponseAt !== undefined) rec.firstResponseNs = (item.firstResponseAt - item.enqueuedAt) * 1e6;
+      if (item.cacheKey !== undefined) rec.cache = { hit: false, ns: item.cacheNs };
+      this.#stats.request(rec);
     } else {
       this.#stats.failure(reason ?? 'OTHER', (end - item.enqueuedAt) * 1e6, item.batchSize);
     }

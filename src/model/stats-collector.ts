@@ -24,8 +24,11 @@ export class StatsCollector {
     this.#listeners = listeners;
   }
 
+  /** `r` is the caller's fresh record: it is completed in place (model, version) and handed on. */
   request(r: Omit<RequestRecord, 'model' | 'version'>): void {
-    const rec: RequestRecord = { model: this.#name, version: this.#version, ...r };
+    const rec = r as RequestRecord;
+    rec.model = this.#name;
+    rec.version = this.#version;
     const s = this.#infer;
     this.#lastInference = Date.now();
     if (rec.cache?.hit) {

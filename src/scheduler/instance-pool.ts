@@ -26,7 +26,9 @@ export interface InstancePoolOptions {
 export class InstancePool {
   readonly #instances: readonly BackendInstance[];
   readonly #busy: boolean[];
-  readonly #running = new Set<Promise<void>>();
+  /** Batches started and not yet ended (#end), and who waits for none (close). */
+  #running = 0;
+  #onIdle: (() => void) | undefined;
   readonly #o: InstancePoolOptions;
   #freeCount: number;
 
@@ -61,14 +63,15 @@ export class InstancePool {
     this.#busy[index] = true;
     this.#freeCount--;
     const slot = this.#o.limits?.[index];
-    const done = slot ? new Promise<void>((resolve) => slot.acquire(() => resolve(this.#execute(index, batch)))) : this.#execute(index, batch);
-    this.#running.add(done);
-    void done.finally(() => this.#running.delete(done));
+    this.#running++;
+    // Every way a batch ends passes #end, which counts it out: no promise kept per batch.
+    if (slot) slot.acquire(() => void this.#execute(index, batch));
+    else void this.#execute(index, batch);
   }
 
   /** Resolves when every executing batch has ended; then leaves the rate limiter. */
   async close(): Promise<void> {
-    while (this.#running.size) await Promise.allSettled([...this.#running]);
+    while (this.#running > 0) await new Promise<void>((resolve) => { this.#onIdle = resolve; });
     const limits = this.#o.limits;
     if (limits?.length) limits[0]!.limiter.unregister(limits);
   }
@@ -90,26 +93,35 @@ export class InstancePool {
   }
 
   #end(index: number, batch: readonly BatchRequest[], items: readonly WorkItem[], timings: ExecuteTimings | undefined, error: unknown, started: number): void {
-    if (this.#o.onExecuted) {
-      let rows = 0;
-      for (const it of items) rows += Math.max(1, it.batchSize);
-      this.#o.onExecuted(rows, this.#o.clock!.now() - started);
-    }
-    this.#o.hooks?.onBatchEnd?.(items, timings, index);
-    if (error !== undefined) {
-      const err = error instanceof TributaryError ? error : Errors.backendFailed(this.#o.model, `instance ${index}: ${error instanceof Error ? error.message : String(error)}`);
-      for (const b of batch) b.fail(err);
-    } else if (!this.#o.decoupled) {
-      // A non-decoupled instance must answer before its execute() resolves (backend contract).
-      for (const b of batch) {
-        if (!b.finished) b.fail(Errors.backendFailed(this.#o.model, `instance ${index} finished a batch without responding to request${b.request.id ? ` '${b.request.id}'` : ''}`));
+    try {
+      if (this.#o.onExecuted) {
+        let rows = 0;
+        for (const it of items) rows += Math.max(1, it.batchSize);
+        this.#o.onExecuted(rows, this.#o.clock!.now() - started);
+      }
+      this.#o.hooks?.onBatchEnd?.(items, timings, index);
+      if (error !== undefined) {
+        const err = error instanceof TributaryError ? error : Errors.backendFailed(this.#o.model, `instance ${index}: ${error instanceof Error ? error.message : String(error)}`);
+        for (const b of batch) b.fail(err);
+      } else if (!this.#o.decoupled) {
+        // A non-decoupled instance must answer before its execute() resolves (backend contract).
+        for (const b of batch) {
+          if (!b.finished) b.fail(Errors.backendFailed(this.#o.model, `instance ${index} finished a batch without responding to request${b.request.id ? ` '${b.request.id}'` : ''}`));
+        }
+      }
+      this.#busy[index] = false;
+      this.#freeCount++;
+      this.#o.onFree();
+      // After onFree: the pump it schedules re-stages this instance before the limiter picks the
+      // next one (Triton re-stages a released instance whose model has work before allocating).
+      this.#o.limits?.[index]?.release();
+    } finally {
+      // Counted out even if a hook threw, so close() cannot wait for a batch that ended.
+      if (--this.#running === 0 && this.#onIdle) {
+        const idle = this.#onIdle;
+        this.#onIdle = undefined;
+        idle();
       }
     }
-    this.#busy[index] = false;
-    this.#freeCount++;
-    this.#o.onFree();
-    // After onFree: the pump it schedules re-stages this instance before the limiter picks the
-    // next one (Triton re-stages a released instance whose model has work before allocating).
-    this.#o.limits?.[index]?.release();
   }
 }

@@ -152,6 +152,19 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       return model.infer(request).subscribe(subscriber);
     });
 
+  // The gate calls this when its observable is subscribed, so the model is looked up at that moment
+  // without `infer`'s own deferring observable (one fewer per request); anything but a loaded model
+  // (not found, loading on demand) takes `infer`'s way.
+  const inferAdmitted = (request: InferenceRequest): Observable<InferenceResponse> => {
+    let model;
+    try {
+      model = repository.get(request.model, request.version);
+    } catch {
+      return infer(request);
+    }
+    return model.infer(request);
+  };
+
   // The model ready endpoints' answer: loaded, then the model's own say (a script's isReady()).
   const modelReadyCheck = (name: string, version?: string): boolean | Promise<boolean> => {
     let model;
@@ -248,7 +261,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
     // Only requests from outside pass the gate; pipeline steps and BLS calls use `infer` directly.
     infer: tracer
       ? (request) => gate.admit(request, () => tracer.infer(request, infer))
-      : (request) => gate.admit(request, () => infer(request)),
+      : (request) => gate.admit(request, () => inferAdmitted(request)),
     drain: (timeoutMs) => gate.drain(timeoutMs),
     routingHeaders: () => routingHeaders.names(),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),

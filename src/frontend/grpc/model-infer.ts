@@ -79,7 +79,8 @@ export function modelInferAnswer(plane: DataPlane, edge: Edge, shm: SharedMemory
         answer(null, out);
       },
       error: (e: unknown) => answer(e),
-      complete: () => answer(Errors.noResponse(request.model)),
+      // Only a stream that ended without a response is an error: building it costs a stack trace.
+      complete: () => { if (!answered) answer(Errors.noResponse(request.model)); },
     });
     if (!answered) grpcCall.on('cancelled', () => sub.unsubscribe());
   };
