@@ -51,8 +51,8 @@ export function serveCli(repo: string, extra: readonly string[] = [], bin = BIN)
   });
 }
 
-/** Run `tributary perf` to completion; resolves with its report's throughput (infer/sec) and whole output. */
-export function perfCli(args: readonly string[]): Promise<{ perSec: number; out: string }> {
+/** Run `tributary perf` to completion; resolves with its report's throughput (infer/sec), p50 and p99 latency (µs) and whole output. */
+export function perfCli(args: readonly string[]): Promise<{ perSec: number; p50Us: number; p99Us: number; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'perf', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -61,7 +61,10 @@ export function perfCli(args: readonly string[]): Promise<{ perSec: number; out:
     child.on('close', (code) => {
       const m = /Throughput: ([\d,.]+) infer\/sec/.exec(out);
       if (code !== 0 || !m) reject(new Error(`tributary perf ${args.join(' ')} exited ${code}:\n${out}`));
-      else resolve({ perSec: Number(m[1]!.replace(/,/g, '')), out });
+      else {
+        const latency = (p: number) => Number(new RegExp(`p${p} latency: ([\\d,]+) usec`).exec(out)?.[1]?.replace(/,/g, '') ?? NaN);
+        resolve({ perSec: Number(m[1]!.replace(/,/g, '')), p50Us: latency(50), p99Us: latency(99), out });
+      }
     });
   });
 }

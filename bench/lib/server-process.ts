@@ -18,7 +18,9 @@ export interface ServerProcess {
 /** nodeArgs go before the entry: `['--cpu-prof', '--cpu-prof-dir=/tmp/p']` profiles the server (written when it exits). */
 export function spawnServer(options: ServeOptions, taskset?: string, nodeArgs: string[] = []): Promise<ServerProcess> {
   const entry = fileURLToPath(new URL('./serve.ts', import.meta.url));
-  const args = [...nodeArgs, '--import', 'tsx', entry, JSON.stringify(options)];
+  // The server runs as `tributary serve` does, through the project's own TypeScript hooks.
+  const hooks = fileURLToPath(new URL('../../bin/register-typescript.js', import.meta.url));
+  const args = [...nodeArgs, '--import', hooks, entry, JSON.stringify(options)];
   const child = taskset
     ? spawn('taskset', ['-c', taskset, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
     : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
