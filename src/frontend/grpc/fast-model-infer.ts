@@ -14,7 +14,7 @@
  */
 import type { Http2Server, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { Metadata, status as GrpcStatus, type Deadline, type ServiceError } from '@grpc/grpc-js';
-import { encodeInferResponse, type ModelInferResponseMsg } from '../../protocol/grpc/index.js';
+import { encodeInferResponseFrame, type ModelInferResponseMsg } from '../../protocol/grpc/index.js';
 import type { CallerHeaders } from '../../dataplane/index.js';
 import { boundedInferDeserializer } from './bounded-infer-deserializer.js';
 import type { UnaryInferCall } from './model-infer.js';
@@ -104,9 +104,17 @@ export function serveModelInferDirectly(http2Server: Http2Server, answer: Answer
   return served;
 }
 
+/** Errors come with a 'close' that cancels the call; nothing can be sent on a broken stream. */
+function ignoreError(): void {}
+
+/** A 'wantTrailers' listener (`this` is the stream): the OK status after the one message. */
+function sendOk(this: ServerHttp2Stream): void {
+  this.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' });
+}
+
 function serveOne(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, answer: Answer, decode: ReturnType<typeof boundedInferDeserializer>, maxBytes: number): void {
-  // Errors come with a 'close' that cancels the call; nothing can be sent on a broken stream.
-  stream.on('error', () => undefined);
+  // Listeners shared by every call where they need nothing of it: a closure less for each.
+  stream.on('error', ignoreError);
   let ended = false;
   const cancelled: (() => void)[] = [];
   // As grpc-js: past the client's timeout the call ends DEADLINE_EXCEEDED, and the request is cancelled.
@@ -161,20 +169,17 @@ function serveOne(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, answe
     answer(call, new StreamHeaders(headers), (err, value) => {
       if (ended || stream.destroyed) return;
       if (err) return fail(err.code ?? GrpcStatus.UNKNOWN, err.details ?? err.message ?? '', err.metadata);
-      let message: Buffer;
+      let frame: Buffer;
       try {
-        message = encodeInferResponse(value!);
+        frame = encodeInferResponseFrame(value!);
       } catch (e) {
         return fail(GrpcStatus.INTERNAL, (e as Error).message);
       }
       ended = true;
-      clearTimeout(timer);
-      const frame = Buffer.allocUnsafe(PREFIX + message.byteLength);
-      frame[0] = 0;
-      frame.writeUInt32BE(message.byteLength, 1);
-      frame.set(message, PREFIX);
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': 'identity,deflate,gzip', ...responseHeaders?.toHttp2Headers() }, { waitForTrailers: true });
-      stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' }));
+      if (timer) clearTimeout(timer);
+      const head = { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': 'identity,deflate,gzip' };
+      stream.respond(responseHeaders ? { ...head, ...responseHeaders.toHttp2Headers() } : head, { waitForTrailers: true });
+      stream.once('wantTrailers', sendOk);
       stream.end(frame);
     });
   });

@@ -148,6 +148,20 @@ export function encodeInferResponse(m: ModelInferResponseMsg): Buffer {
   return w.buf;
 }
 
+/**
+ * The same, as one gRPC length-prefixed message (an uncompressed flag, the big-endian length,
+ * the message), written in place: the direct ModelInfer path sends it without another copy.
+ */
+export function encodeInferResponseFrame(m: ModelInferResponseMsg): Buffer {
+  const s = sizes(m);
+  const w = new Writer(Buffer.allocUnsafe(5 + s.total));
+  w.byte(0);
+  w.buf.writeUInt32BE(s.total, 1);
+  w.pos = 5;
+  writeResponse(w, m, s);
+  return w.buf;
+}
+
 /** Encode a ModelStreamInferResponse: error_message (1) and infer_response (2). */
 export function encodeStreamInferResponse(m: ModelStreamInferResponseMsg): Buffer {
   const el = m.error_message ? utf8Len(m.error_message) : 0;

@@ -11,5 +11,5 @@ export type { EncodeOptions } from './infer-response-to-proto.js';
 export { modelConfigToProto } from './model-config-to-proto.js';
 export type { ModelConfigMsg } from './model-config-to-proto.js';
 export type * from './messages.js';
-export { encodeInferResponse, encodeStreamInferResponse } from './encode-infer-response.js';
+export { encodeInferResponse, encodeInferResponseFrame, encodeStreamInferResponse } from './encode-infer-response.js';
 export { decodeInferRequest } from './decode-infer-request.js';
