@@ -17,7 +17,7 @@ export {
   decodeInferRequest, encodeInferResponse, encodeInferResponseParts, encodeInferRequest, decodeInferResponse, outputFromJson,
 } from './v2-json.js';
 export type {
-  DecodedInfer, SharedMemoryAccess,
+  DecodeContext, DecodedInfer, SharedMemoryAccess,
 } from './v2-json.js';
 export { jsonWireBytes, rawBytesJsonText } from './raw-bytes-json.js';
 export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';

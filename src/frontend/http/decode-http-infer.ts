@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Errors } from '../../errors.js';
 import {
   HEADER_LENGTH, decodeInferRequest, parseHeaderLength, rawBodyInput, splitInferBody,
-  type DecodedInfer, type SharedMemoryAccess,
+  type DecodeContext, type DecodedInfer, type SharedMemoryAccess,
 } from '../../protocol/index.js';
 import { decodeBoundedJsonBytes, type DataPlane } from '../../dataplane/index.js';
 import { markExclusive } from '../../tensor/index.js';
@@ -54,9 +54,12 @@ export function decodeHttpInfer(
     return { request: req, encoding: { binaryDefault: true } };
   }
   const { json, binary } = splitInferBody(body, headerLength);
-  const ctx = binary ? { model, version, binary, sharedMemory } : { model, version, sharedMemory };
-  const decoded = decodeBoundedJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request',
-    (obj, lossy) => decodeInferRequest(obj, { ...ctx, lossy }));
+  // One context of one shape, its `lossy` set per attempt (no copy per decode).
+  const ctx: DecodeContext = { model, version, binary, sharedMemory, lossy: true };
+  const decoded = decodeBoundedJsonBytes(binary ? body.subarray(0, json.byteLength) : body, 'inference request', (obj, lossy) => {
+    ctx.lossy = lossy;
+    return decodeInferRequest(obj, ctx);
+  });
   if (binary) offerBody(body);
   return decoded;
 }
