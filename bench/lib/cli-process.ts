@@ -19,14 +19,22 @@ export interface CliServer {
   stop(): Promise<number | null>;
 }
 
+/** node with `args`, held to the CPUs in `cpus` (taskset's list form) when given. */
+function spawnNode(args: readonly string[], cpus: string | undefined) {
+  return cpus === undefined
+    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('taskset', ['-c', cpus, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /**
  * Start `tributary serve` on loopback with ports chosen by the system; resolves once it is ready.
- * `bin` runs another checkout's command instead (a before/after comparison in one run).
+ * `bin` runs another checkout's command instead (a before/after comparison in one run); `cpus`
+ * holds the server to those CPUs (taskset).
  */
-export function serveCli(repo: string, extra: readonly string[] = [], bin = BIN): Promise<CliServer> {
+export function serveCli(repo: string, extra: readonly string[] = [], bin = BIN, cpus?: string): Promise<CliServer> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, 'serve', '--model-repository', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0',
-    '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnNode([bin, 'serve', '--model-repository', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0',
+    '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1', ...extra], cpus);
   let out = '';
   const exited = new Promise<number | null>((r) => child.on('close', (c) => r(c)));
   return new Promise((resolve, reject) => {
@@ -52,9 +60,9 @@ export function serveCli(repo: string, extra: readonly string[] = [], bin = BIN)
 }
 
 /** Run `tributary perf` to completion; resolves with its report's throughput (infer/sec), p50 and p99 latency (µs) and whole output. */
-export function perfCli(args: readonly string[]): Promise<{ perSec: number; p50Us: number; p99Us: number; out: string }> {
+export function perfCli(args: readonly string[], cpus?: string): Promise<{ perSec: number; p50Us: number; p99Us: number; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'perf', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnNode([BIN, 'perf', ...args], cpus);
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -34,6 +34,10 @@ import { createHttpPoster, perfCli, serveCli, spawnServer, writeRepository, type
 const WINDOW_MS = Number(process.env.BENCH_EDGE_MS ?? 2000);
 const WARM_MS = Number(process.env.BENCH_EDGE_WARM_MS ?? 1000);
 const C64 = process.env.BENCH_EDGE_C64 !== '0';
+// BENCH_EDGE_PIN=1: the server on CPU 1, perf on CPU 0, as a machine with cores to spare keeps them
+// apart. On 2 cores the scheduler otherwise moves both around, and the server's CPU per request
+// then carries the client's interference (cross-CPU wake-ups, cold caches): 10-25% more here.
+const PIN = process.env.BENCH_EDGE_PIN === '1' ? { server: '1', client: '0' } : undefined;
 const CONCURRENCY = Number(process.env.BENCH_EDGE_C ?? 8);
 const BASE = process.env.BENCH_EDGE_BASE;
 const ROUNDS = Number(process.env.BENCH_EDGE_ROUNDS ?? (BASE ? 3 : 1));
@@ -84,15 +88,15 @@ const perfArgs = (c: Case, url: string, concurrency: number, ms: number) =>
 async function measure(s: CliServer, c: Case): Promise<EdgeFigure> {
   const url = `127.0.0.1:${c.protocol === 'http' ? s.http : s.grpc}`;
   // A fresh server's first second is its JIT compiling the path: counted, it read 30-80% above the steady state.
-  if (WARM_MS > 0) await perfCli(perfArgs(c, url, CONCURRENCY, WARM_MS));
+  if (WARM_MS > 0) await perfCli(perfArgs(c, url, CONCURRENCY, WARM_MS), PIN?.client);
   const n0 = await successCount(s, c.model);
   const t0 = cpuTicks(s.pids[0]!);
-  const { perSec } = await perfCli(perfArgs(c, url, CONCURRENCY, WINDOW_MS));
+  const { perSec } = await perfCli(perfArgs(c, url, CONCURRENCY, WINDOW_MS), PIN?.client);
   const t1 = cpuTicks(s.pids[0]!);
   const requests = (await successCount(s, c.model)) - n0;
   const figure: EdgeFigure = { perSec, requests, serverCpuUsPerRequest: ((t1 - t0) * TICK_US) / requests };
   if (C64) {
-    const r = await perfCli(perfArgs(c, url, 64, WINDOW_MS));
+    const r = await perfCli(perfArgs(c, url, 64, WINDOW_MS), PIN?.client);
     figure.c64 = { perSec: r.perSec, p50Us: r.p50Us, p99Us: r.p99Us };
   }
   return figure;
@@ -210,7 +214,7 @@ async function runPerf(): Promise<object> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const { label, bin } of servers) {
-        const s = await serveCli(repo, [], bin);
+        const s = await serveCli(repo, [], bin, PIN?.server);
         try {
           for (const c of cases) {
             const f = await measure(s, c);
