@@ -26,9 +26,9 @@ export interface InstancePoolOptions {
 export class InstancePool {
   readonly #instances: readonly BackendInstance[];
   readonly #busy: boolean[];
-  /** Batches started and not yet ended (#end), and who waits for none (close). */
+  /** Batches started and not yet ended (#end), and who waits for none (close; every caller). */
   #running = 0;
-  #onIdle: (() => void) | undefined;
+  #onIdle: (() => void)[] = [];
   readonly #o: InstancePoolOptions;
   #freeCount: number;
 
@@ -71,7 +71,7 @@ export class InstancePool {
 
   /** Resolves when every executing batch has ended; then leaves the rate limiter. */
   async close(): Promise<void> {
-    while (this.#running > 0) await new Promise<void>((resolve) => { this.#onIdle = resolve; });
+    while (this.#running > 0) await new Promise<void>((resolve) => { this.#onIdle.push(resolve); });
     const limits = this.#o.limits;
     if (limits?.length) limits[0]!.limiter.unregister(limits);
   }
@@ -117,10 +117,10 @@ export class InstancePool {
       this.#o.limits?.[index]?.release();
     } finally {
       // Counted out even if a hook threw, so close() cannot wait for a batch that ended.
-      if (--this.#running === 0 && this.#onIdle) {
-        const idle = this.#onIdle;
-        this.#onIdle = undefined;
-        idle();
+      if (--this.#running === 0 && this.#onIdle.length > 0) {
+        const waiting = this.#onIdle;
+        this.#onIdle = [];
+        for (const idle of waiting) idle();
       }
     }
   }
