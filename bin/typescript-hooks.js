@@ -16,7 +16,9 @@ const TARGET = `node${process.versions.node}`;
 
 export function resolve(specifier, context, next) {
   const parent = context.parentURL;
-  if (parent?.startsWith('file:') && specifier.endsWith('.js') && (specifier.startsWith('./') || specifier.startsWith('../'))) {
+  // Only our own TypeScript imports spell a .ts source as .js; a package's .js import means its .js.
+  if (parent?.startsWith('file:') && parent.endsWith('.ts') && !parent.includes('/node_modules/')
+    && specifier.endsWith('.js') && (specifier.startsWith('./') || specifier.startsWith('../'))) {
     const ts = new URL(`${specifier.slice(0, -3)}.ts`, parent);
     if (existsSync(fileURLToPath(ts))) return { url: ts.href, format: 'module', shortCircuit: true };
   }

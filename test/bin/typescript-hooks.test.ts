@@ -32,6 +32,16 @@ test('a .js import loads the .ts source; an existing .js file is loaded as it is
   assert.equal(out.trim(), '42 js');
 });
 
+test('only an import from a .ts module means the .ts source: a .js module importing ./x.js gets x.js', () => {
+  const out = run({
+    'entry.ts': "import { v as fromTs } from './lib.js';\nimport { v as fromJs } from './caller.js';\nconsole.log(fromTs, fromJs);\n",
+    'lib.ts': "export const v: string = 'lib.ts';\n",
+    'lib.js': "export const v = 'lib.js';\n",
+    'caller.js': "export { v } from './lib.js';\n",
+  }, 'entry.ts');
+  assert.equal(out.trim(), 'lib.ts lib.js');
+});
+
 test('emit follows tsconfig: class fields are defined (useDefineForClassFields), type-only imports vanish', () => {
   const out = run({
     'fields.ts': [
