@@ -16,9 +16,9 @@ const TARGET = `node${process.versions.node}`;
 
 export function resolve(specifier, context, next) {
   const parent = context.parentURL;
-  // Only our own TypeScript imports spell a .ts source as .js; a package's .js import means its .js.
-  if (parent?.startsWith('file:') && parent.endsWith('.ts') && !parent.includes('/node_modules/')
-    && specifier.endsWith('.js') && (specifier.startsWith('./') || specifier.startsWith('../'))) {
+  // Only a TypeScript module spells a .ts source as .js; a .js module's import means the .js file.
+  // (Installed as a dependency, our sources live under another project's node_modules: no path rule.)
+  if (parent?.startsWith('file:') && parent.endsWith('.ts') && specifier.endsWith('.js') && (specifier.startsWith('./') || specifier.startsWith('../'))) {
     const ts = new URL(`${specifier.slice(0, -3)}.ts`, parent);
     if (existsSync(fileURLToPath(ts))) return { url: ts.href, format: 'module', shortCircuit: true };
   }
