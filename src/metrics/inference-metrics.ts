@@ -110,10 +110,7 @@ export function createInferenceListener(registry: Registry, config: MetricsConfi
         p[3]! += r.computeInferNs;
         p[4]! += r.computeOutputNs;
       }
-      if (summaries.length) {
-        const l = s.labels;
-        if (r.success) for (const [field, m] of summaries) m.observe(l, r[field] / 1000);
-      }
+      if (r.success) for (const [field, m] of summaries) m.observe(s.labels, r[field] / 1000);
       if (firstResponse && r.firstResponseNs !== undefined) firstResponse.observe(s.labels, r.firstResponseNs / 1e6);
       if (r.cache) cache({ ...r, cache: r.cache });
     },

@@ -1,4 +1,4 @@
-import { from, Observable, switchMap } from 'rxjs';
+import { defer, from, switchMap, throwError, type Observable } from 'rxjs';
 import type { BackendFactory } from '../backend/index.js';
 import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
 import { BackendRegistry, parseBackendConfig } from '../backend/index.js';
@@ -134,36 +134,22 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   // The loads loadOnDemand started, by model: later requests wait for the same one, and after a
   // failed one get its error from the repository rather than start another.
   const onDemand = options.loadOnDemand && options.modelControlMode === 'explicit' ? new Map<string, Promise<void>>() : undefined;
-  // Declared before the repository so BLS children and pipeline steps can reach it.
-  const infer = (request: InferenceRequest): Observable<InferenceResponse> =>
-    new Observable<InferenceResponse>((subscriber) => {
-      let model;
-      try {
-        model = repository.get(request.model, request.version);
-      } catch (e) {
-        if (!onDemand) {
-          subscriber.error(e);
-          return undefined;
-        }
-        let load = onDemand.get(request.model);
-        if (!load) onDemand.set(request.model, load = repository.load(request.model).catch(() => undefined));
-        return from(load).pipe(switchMap(() => repository.get(request.model, request.version).infer(request))).subscribe(subscriber);
-      }
-      return model.infer(request).subscribe(subscriber);
-    });
-
-  // The gate calls this when its observable is subscribed, so the model is looked up at that moment
-  // without `infer`'s own deferring observable (one fewer per request); anything but a loaded model
-  // (not found, loading on demand) takes `infer`'s way.
-  const inferAdmitted = (request: InferenceRequest): Observable<InferenceResponse> => {
+  // The model's answer to `request`, looked up when called. The drain gate calls it when its own
+  // observable is subscribed, so front-end requests need no deferring observable of their own.
+  const inferNow = (request: InferenceRequest): Observable<InferenceResponse> => {
     let model;
     try {
       model = repository.get(request.model, request.version);
-    } catch {
-      return infer(request);
+    } catch (e) {
+      if (!onDemand) return throwError(() => e);
+      let load = onDemand.get(request.model);
+      if (!load) onDemand.set(request.model, load = repository.load(request.model).catch(() => undefined));
+      return from(load).pipe(switchMap(() => repository.get(request.model, request.version).infer(request)));
     }
     return model.infer(request);
   };
+  // Looked up on subscribe. Declared before the repository so BLS children and pipeline steps can reach it.
+  const infer = (request: InferenceRequest): Observable<InferenceResponse> => defer(() => inferNow(request));
 
   // The model ready endpoints' answer: loaded, then the model's own say (a script's isReady()).
   const modelReadyCheck = (name: string, version?: string): boolean | Promise<boolean> => {
@@ -261,7 +247,7 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
     // Only requests from outside pass the gate; pipeline steps and BLS calls use `infer` directly.
     infer: tracer
       ? (request) => gate.admit(request, () => tracer.infer(request, infer))
-      : (request) => gate.admit(request, () => inferAdmitted(request)),
+      : (request) => gate.admit(request, () => inferNow(request)),
     drain: (timeoutMs) => gate.drain(timeoutMs),
     routingHeaders: () => routingHeaders.names(),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),

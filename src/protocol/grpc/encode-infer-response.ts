@@ -142,10 +142,7 @@ function writeResponse(w: Writer, m: ModelInferResponseMsg, s: Sizes): void {
 
 /** Encode a ModelInferResponse (typed `contents` on outputs are not supported: the server sends raw). */
 export function encodeInferResponse(m: ModelInferResponseMsg): Buffer {
-  const s = sizes(m);
-  const w = new Writer(Buffer.allocUnsafe(s.total));
-  writeResponse(w, m, s);
-  return w.buf;
+  return encodeResponse(m, false);
 }
 
 /**
@@ -153,11 +150,18 @@ export function encodeInferResponse(m: ModelInferResponseMsg): Buffer {
  * the message), written in place: the direct ModelInfer path sends it without another copy.
  */
 export function encodeInferResponseFrame(m: ModelInferResponseMsg): Buffer {
+  return encodeResponse(m, true);
+}
+
+function encodeResponse(m: ModelInferResponseMsg, framed: boolean): Buffer {
   const s = sizes(m);
-  const w = new Writer(Buffer.allocUnsafe(5 + s.total));
-  w.byte(0);
-  w.buf.writeUInt32BE(s.total, 1);
-  w.pos = 5;
+  const lead = framed ? 5 : 0;
+  const w = new Writer(Buffer.allocUnsafe(lead + s.total));
+  if (framed) {
+    w.byte(0);
+    w.buf.writeUInt32BE(s.total, 1);
+    w.pos = lead;
+  }
   writeResponse(w, m, s);
   return w.buf;
 }
