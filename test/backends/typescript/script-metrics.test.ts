@@ -120,12 +120,14 @@ describe('custom metrics on /metrics', () => {
   test("a script's counter, gauge and histogram show with their values, labelled with model and version", async () => {
     for (const v of [3, 3, 7]) await inferOnce(server, { model: 'metered', inputs: n(v) });
     const want = 'app_units_total{model="metered",version="1",path="main"} 13';
-    const text = await scrapeUntil((t) => t.includes(want));
+    const base = 'model="metered",version="1",path="main"';
+    // Each request's updates arrive in the order the script made them, but the two instances'
+    // streams interleave: wait for the last update of all three requests, not only the counter.
+    const text = await scrapeUntil((t) => t.includes(want) && t.includes(`app_n_size_count{${base}} 3`));
     assert.ok(text.includes('# HELP app_units_total Units the script counted\n# TYPE app_units_total counter'), text);
     assert.deepEqual(lines(text, 'app_units_total').filter((l) => l.includes('"metered"')), [want]);
     assert.deepEqual(lines(text, 'app_last_n'), ['app_last_n{model="metered",version="1"} 7']);
     assert.ok(text.includes('# TYPE app_n_size histogram'), text);
-    const base = 'model="metered",version="1",path="main"';
     assert.deepEqual(lines(text, 'app_n_size_bucket'), [
       `app_n_size_bucket{${base},le="1"} 0`,
       `app_n_size_bucket{${base},le="5"} 2`,
