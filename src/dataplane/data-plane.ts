@@ -108,7 +108,7 @@ export function createDataPlane(server: Server, options: DataPlaneOptions = {}):
     infer: (request) => server.infer(request),
     edge: (edgeOptions) => createEdge((request) => server.infer(request), {
       ...edgeOptions, capture: options.capture, routingHeaders: () => server.routingHeaders?.() ?? NO_HEADERS,
-    }),
+    }, server.start?.bind(server)),
     repositoryIndex: (opts) => server.repositoryIndex(opts?.ready === undefined ? {} : { ready: opts.ready }),
     load: async (model, parameters = {}) => server.loadModel(model, loadOptions(model, parameters)),
     unload: async (model, parameters = {}) => server.unloadModel(model, { unloadDependents: unloadDependents(model, parameters) }),

@@ -7,7 +7,7 @@
  */
 import type { Observable } from 'rxjs';
 import { forwardHeaders } from '../protocol/index.js';
-import type { InferenceRequest, InferenceResponse, TraceContext } from '../inference/index.js';
+import { startOn, type InferenceRequest, type InferenceResponse, type ResponseSink, type StopRequest, type TraceContext } from '../inference/index.js';
 import type { Capture } from '../capture/index.js';
 
 /** The caller's headers (HTTP headers, gRPC metadata), read only as far as a policy needs them. */
@@ -35,6 +35,17 @@ export interface InferCall {
   traceparent(): string | undefined;
 }
 
+/**
+ * One admitted request not yet started (`Edge.open`): for a unary answer, which needs no
+ * Observable. Its span is known once it starts, and `start` may answer before it returns (a
+ * refusal, a cache hit), so the span is read from here rather than from what `start` returns.
+ */
+export interface OpenCall {
+  /** Starts it: the responses go to `sink`. Returns how to stop it (a client gone). */
+  start(sink: ResponseSink): StopRequest;
+  traceparent(): string | undefined;
+}
+
 export interface Edge {
   /**
    * Applies the per-request policy to a decoded request and starts it. Throws (synchronously) the
@@ -42,40 +53,85 @@ export interface Edge {
    * answers them as it answers a decoding error.
    */
   infer(request: InferenceRequest, headers: CallerHeaders): InferCall;
+  /** `infer` for a unary answer: the same policy, and a call started on a sink rather than an Observable. */
+  open(request: InferenceRequest, headers: CallerHeaders): OpenCall;
 }
 
 /** The same `traceparent()` for every request that joined no trace: no allocation on that path. */
 const UNTRACED = (): undefined => undefined;
 
-export function createEdge(infer: (request: InferenceRequest) => Observable<InferenceResponse>, options: EdgeOptions = {}): Edge {
+/** Starts a request on a sink: the server's own start, or its infer subscribed. */
+export type StartOnSink = (request: InferenceRequest, sink: ResponseSink) => StopRequest | undefined;
+
+const NOTHING_TO_STOP = (): void => undefined;
+
+/** What an open call needs of its edge. */
+interface EdgeRun {
+  readonly infer: (request: InferenceRequest) => Observable<InferenceResponse>;
+  readonly start: StartOnSink;
+  readonly capture: Capture | undefined;
+}
+
+class Opened implements OpenCall {
+  readonly #run: EdgeRun;
+  readonly #request: InferenceRequest;
+  readonly #context: TraceContext | undefined;
+
+  constructor(run: EdgeRun, request: InferenceRequest, context: TraceContext | undefined) {
+    this.#run = run;
+    this.#request = request;
+    this.#context = context;
+  }
+
+  start(sink: ResponseSink): StopRequest {
+    const run = this.#run;
+    // Capture decides last, on the request as the model will see it (forwarded headers included).
+    const stop = run.capture === undefined ? run.start(this.#request, sink) : startOn(run.capture.tap(this.#request, run.infer), sink);
+    return stop ?? NOTHING_TO_STOP;
+  }
+
+  traceparent(): string | undefined {
+    return this.#context?.traceparent;
+  }
+}
+
+export function createEdge(infer: (request: InferenceRequest) => Observable<InferenceResponse>, options: EdgeOptions = {}, startOnSink?: StartOnSink): Edge {
   const pattern = options.headerForwardPattern;
   const capture = options.capture;
   const routing = options.routingHeaders;
+  const run: EdgeRun = { infer, capture, start: startOnSink ?? ((request, sink) => startOn(infer(request), sink)) };
+  /** The policy, applied to `request` in place; returns the context its span will write its traceparent to. */
+  const apply = (request: InferenceRequest, headers: CallerHeaders): TraceContext | undefined => {
+    if (pattern) {
+      const parameters = forwardHeaders(pattern, request.model, headers.entries(), request.parameters);
+      if (parameters) request.parameters = parameters;
+    }
+    // Experiment stickiness (`sticky: { header: x-user }`): only the headers a loaded experiment
+    // asks for are copied, into a request field the router reads and no model sees.
+    const names = routing?.();
+    if (names !== undefined && names.length > 0) {
+      let found: Record<string, string> | undefined;
+      for (const name of names) {
+        const value = headers.get(name);
+        if (value !== undefined) (found ??= {})[name] = value;
+      }
+      if (found) request.routingHeaders = found;
+    }
+    // A caller's W3C traceparent: in opentelemetry mode the request's span joins that trace, and
+    // the tracer writes the server span's traceparent back into the context for the answer.
+    const parent = headers.get('traceparent');
+    if (parent === undefined) return undefined;
+    return request.traceContext = { parent };
+  };
   return {
     infer(request, headers) {
-      if (pattern) {
-        const parameters = forwardHeaders(pattern, request.model, headers.entries(), request.parameters);
-        if (parameters) request.parameters = parameters;
-      }
-      // Experiment stickiness (`sticky: { header: x-user }`): only the headers a loaded experiment
-      // asks for are copied, into a request field the router reads and no model sees.
-      const names = routing?.();
-      if (names !== undefined && names.length > 0) {
-        let found: Record<string, string> | undefined;
-        for (const name of names) {
-          const value = headers.get(name);
-          if (value !== undefined) (found ??= {})[name] = value;
-        }
-        if (found) request.routingHeaders = found;
-      }
-      // A caller's W3C traceparent: in opentelemetry mode the request's span joins that trace, and
-      // the tracer writes the server span's traceparent back into the context for the answer.
-      const parent = headers.get('traceparent');
-      let context: TraceContext | undefined;
-      if (parent !== undefined) request.traceContext = context = { parent };
+      const context = apply(request, headers);
       // Capture decides last, on the request as the model will see it (forwarded headers included).
       const responses = capture === undefined ? infer(request) : capture.tap(request, infer);
       return { responses, traceparent: context ? () => context.traceparent : UNTRACED };
+    },
+    open(request, headers) {
+      return new Opened(run, request, apply(request, headers));
     },
   };
 }

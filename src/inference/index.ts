@@ -11,3 +11,5 @@ export { callChainOf, checkCallCycle, setCallChain } from './call-chain.js';
 export type { CallLink } from './call-chain.js';
 export type { CancelSignal } from './cancel-signal.js';
 export type { ResponseDemand } from './response-demand.js';
+export { startOn } from './response-sink.js';
+export type { ResponseSink, StopRequest } from './response-sink.js';

@@ -1,7 +1,6 @@
-import type { Subscriber, TeardownLogic } from 'rxjs';
 import { requestKey, type CachedResponse, type ResponseCache } from '../cache/index.js';
 import { Errors } from '../errors.js';
-import type { InferenceRequest, InferenceResponse, RequestTrace } from '../inference/index.js';
+import type { InferenceRequest, InferenceResponse, RequestTrace, ResponseSink, StopRequest } from '../inference/index.js';
 import { endTrace } from './end-trace.js';
 import type { Clock } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
@@ -36,7 +35,7 @@ export class ModelCache {
    * counts as CANCELED like a cancel in the queue. A traced request gets CACHE_HIT or CACHE_MISS
    * when the lookup ends; a hit's trace ends there, with no compute timestamps.
    */
-  serve<I extends CacheableItem>(subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, inputs: readonly Tensor[], batchSize: number, start: number, trace: RequestTrace | undefined, make: () => I, enqueue: (item: I) => void): TeardownLogic {
+  serve<I extends CacheableItem>(sink: ResponseSink, request: InferenceRequest, inputs: readonly Tensor[], batchSize: number, start: number, trace: RequestTrace | undefined, make: () => I, enqueue: (item: I) => void): StopRequest {
     const lookupStart = this.#clock.now();
     const key = requestKey(this.#model, this.#version, inputs, request);
     let item: I | undefined;
@@ -45,10 +44,10 @@ export class ModelCache {
       if (settled) return;
       settled = true;
       if (trace) trace.stamp(hit ? 'CACHE_HIT' : 'CACHE_MISS', this.#clock.now());
-      if (hit) return this.#answer(subscriber, request, hit, batchSize, start, lookupStart, trace);
+      if (hit) return this.#answer(sink, request, hit, batchSize, start, lookupStart, trace);
       if (request.signal?.aborted) {
         this.#stats.failure('CANCELED', (this.#clock.now() - start) * 1e6, batchSize);
-        return subscriber.error(Errors.cancelled(this.#model));
+        return sink.error(Errors.cancelled(this.#model));
       }
       item = make();
       item.missedCache(key, (this.#clock.now() - lookupStart) * 1e6);
@@ -74,7 +73,7 @@ export class ModelCache {
   }
 
   /** A hit: recorded first (so statistics read after the response see it), then answered. */
-  #answer(subscriber: Subscriber<InferenceResponse>, request: InferenceRequest, hit: CachedResponse, batchSize: number, start: number, lookupStart: number, trace: RequestTrace | undefined): void {
+  #answer(sink: ResponseSink, request: InferenceRequest, hit: CachedResponse, batchSize: number, start: number, lookupStart: number, trace: RequestTrace | undefined): void {
     const end = this.#clock.now();
     const requestNs = (end - start) * 1e6;
     this.#stats.request({
@@ -86,7 +85,7 @@ export class ModelCache {
     const resp: InferenceResponse = { model: this.#model, version: this.#version, outputs: [...hit.outputs], final: true };
     if (request.id !== undefined) resp.id = request.id;
     if (hit.parameters) resp.parameters = { ...hit.parameters };
-    subscriber.next(resp);
-    subscriber.complete();
+    sink.next(resp);
+    sink.complete();
   }
 }

@@ -1,6 +1,5 @@
-import type { Subscriber } from 'rxjs';
 import type { ExecuteTimings } from '../backend/index.js';
-import { CancelSource, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace } from '../inference/index.js';
+import { CancelSource, type BatchTrace, type CancelSignal, type InferenceRequest, type InferenceResponse, type Parameters, type RequestTrace, type ResponseSink } from '../inference/index.js';
 import { Errors, toTributaryError } from '../errors.js';
 import type { Clock, WorkItem } from '../scheduler/index.js';
 import type { Tensor } from '../tensor/index.js';
@@ -19,6 +18,9 @@ export interface WorkItemOwner {
   /** The request ended: statistics and the end of its trace. */
   record(item: ModelWorkItem, success: boolean, reason: FailureReason | undefined): void;
 }
+
+/** Where an ended work item's responses would go: nowhere (none are sent once it ended). */
+const ENDED: ResponseSink = { next() {}, error() {}, complete() {} };
 
 /** A validated request as it enters its model's scheduler. */
 export interface WorkItemInit {
@@ -50,7 +52,12 @@ export class ModelWorkItem implements WorkItem {
   /** Set only on a traced request. */
   readonly trace?: RequestTrace;
   readonly #model: WorkItemOwner;
-  readonly #subscriber: Subscriber<InferenceResponse>;
+  /**
+   * Emptied (ENDED) once the request ended: a work item may outlive its request (a batch still
+   * referenced), and its consumer's objects must not live on with it (an rxjs Subscriber drops its
+   * destination the same way); otherwise they outlast young-generation collections and are promoted.
+   */
+  #subscriber: ResponseSink;
   readonly #abort = new CancelSource();
   readonly #unlink?: () => void;
   #done = false;
@@ -67,7 +74,7 @@ export class ModelWorkItem implements WorkItem {
   /** A success finished before its batch ended: recorded at batchEnded, once timings are known. */
   #recordAtBatchEnd = false;
 
-  constructor(model: WorkItemOwner, subscriber: Subscriber<InferenceResponse>, init: WorkItemInit) {
+  constructor(model: WorkItemOwner, subscriber: ResponseSink, init: WorkItemInit) {
     this.#model = model;
     this.#subscriber = subscriber;
     // One copy of the request: validated inputs (reshaped views) and this item's own signal.
@@ -189,7 +196,9 @@ export class ModelWorkItem implements WorkItem {
     }
     if (final) {
       this.#finish(true, undefined);
-      this.#subscriber.complete();
+      const sink = this.#subscriber;
+      this.#subscriber = ENDED;
+      sink.complete();
       this.#finalConsumedMs = this.#model.clock.now() - this.#finalAt!;
     }
   }
@@ -204,7 +213,9 @@ export class ModelWorkItem implements WorkItem {
     if (this.#done) return;
     const err = toTributaryError(error);
     this.#finish(false, failureReasonOf(err));
-    this.#subscriber.error(err);
+    const sink = this.#subscriber;
+    this.#subscriber = ENDED;
+    sink.error(err);
   }
 
   /** Unsubscribe or outer abort: leave the queue / stop running, counted as CANCELED. */
@@ -213,7 +224,11 @@ export class ModelWorkItem implements WorkItem {
     this.#finish(false, 'CANCELED');
     const err = Errors.cancelled(this.#model.name);
     this.#abort.abort(err);
-    this.#subscriber.error(err); // a no-op when the cancel came from unsubscribing
+    const sink = this.#subscriber;
+    this.#subscriber = ENDED;
+    // Unsubscribing (or a sink's stop) cancels: an rxjs Subscriber ignores this error then, and a
+    // stopped sink's owner has stopped listening.
+    sink.error(err);
   }
 
   #finish(success: boolean, reason: FailureReason | undefined): void {

@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
 import type { BackendInstance, BackendModel } from '../backend/index.js';
-import { checkCallCycle, type InferenceRequest, type InferenceResponse, type Parameters } from '../inference/index.js';
+import { checkCallCycle, type InferenceRequest, type InferenceResponse, type Parameters, type ResponseSink, type StopRequest } from '../inference/index.js';
 import { isEnsemble, isExperiment, type ModelConfig, type ModelInput } from '../config/index.js';
 import { Errors, toTributaryError } from '../errors.js';
 import type { Clock, Scheduler, SchedulerHooks } from '../scheduler/index.js';
@@ -109,39 +109,45 @@ export class Model implements WorkItemOwner {
 
   /** One response (or many, for a decoupled model); unsubscribing cancels. */
   infer(request: InferenceRequest): Observable<InferenceResponse> {
-    return new Observable<InferenceResponse>((subscriber) => {
-      const start = this.#clock.now();
-      let item: ModelWorkItem;
-      const trace = request.trace?.open(this.name, this.version, request.id);
-      trace?.stamp('REQUEST_START', start);
-      try {
-        if (request.signal?.aborted) throw Errors.cancelled(this.name);
-        checkCallCycle(request, this.name);
-        const v = validateRequest(this.config, this.#inputs, request);
-        validateRequestedOutputs(this.config, this.#outputs, request);
-        let deadline = request.deadline;
-        // A dynamic or sequence batcher applies `timeout` through its queue policy
-        // (allow_timeout_override, DELAY); elsewhere (default scheduler, pipelines) the timeout
-        // becomes the request's deadline, carried to every step and child.
-        if (this.#timeoutIsDeadline && request.timeoutUs !== undefined && request.timeoutUs > 0) {
-          const d = start + request.timeoutUs / 1000;
-          deadline = deadline === undefined ? d : Math.min(deadline, d);
-        }
-        let priority = request.priority ?? 0;
-        if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
-        const make = () => new ModelWorkItem(this, subscriber, { request, inputs: v.inputs, batchSize: v.batchSize, batchKey: v.batchKey, priority, deadline, enqueuedAt: start, trace });
-        if (this.#cache) return this.#cache.serve(subscriber, request, v.inputs, v.batchSize, start, trace, make, (it) => this.#scheduler.enqueue(it));
-        item = make();
-      } catch (e) {
-        const err = toTributaryError(e);
-        this.#stats.failure(failureReasonOf(err), (this.#clock.now() - start) * 1e6, 1);
-        if (trace) endTrace(trace, undefined, undefined, undefined, this.#clock.now());
-        subscriber.error(err);
-        return undefined;
+    return new Observable<InferenceResponse>((subscriber) => this.start(request, subscriber));
+  }
+
+  /**
+   * Validate `request` and queue it; its responses go to `sink`, a refusal at once. Returns how to
+   * stop it (undefined when it was refused). `infer` is this behind an Observable.
+   */
+  start(request: InferenceRequest, sink: ResponseSink): StopRequest | undefined {
+    const start = this.#clock.now();
+    let item: ModelWorkItem;
+    const trace = request.trace?.open(this.name, this.version, request.id);
+    trace?.stamp('REQUEST_START', start);
+    try {
+      if (request.signal?.aborted) throw Errors.cancelled(this.name);
+      checkCallCycle(request, this.name);
+      const v = validateRequest(this.config, this.#inputs, request);
+      validateRequestedOutputs(this.config, this.#outputs, request);
+      let deadline = request.deadline;
+      // A dynamic or sequence batcher applies `timeout` through its queue policy
+      // (allow_timeout_override, DELAY); elsewhere (default scheduler, pipelines) the timeout
+      // becomes the request's deadline, carried to every step and child.
+      if (this.#timeoutIsDeadline && request.timeoutUs !== undefined && request.timeoutUs > 0) {
+        const d = start + request.timeoutUs / 1000;
+        deadline = deadline === undefined ? d : Math.min(deadline, d);
       }
-      this.#scheduler.enqueue(item);
-      return () => item.cancel();
-    });
+      let priority = request.priority ?? 0;
+      if (priority <= 0 || (this.#priorityLevels > 0 && priority > this.#priorityLevels)) priority = this.#defaultPriority;
+      const init = { request, inputs: v.inputs, batchSize: v.batchSize, batchKey: v.batchKey, priority, deadline, enqueuedAt: start, trace };
+      if (this.#cache) return this.#cache.serve(sink, request, v.inputs, v.batchSize, start, trace, () => new ModelWorkItem(this, sink, init), (it) => this.#scheduler.enqueue(it));
+      item = new ModelWorkItem(this, sink, init);
+    } catch (e) {
+      const err = toTributaryError(e);
+      this.#stats.failure(failureReasonOf(err), (this.#clock.now() - start) * 1e6, 1);
+      if (trace) endTrace(trace, undefined, undefined, undefined, this.#clock.now());
+      sink.error(err);
+      return undefined;
+    }
+    this.#scheduler.enqueue(item);
+    return () => item.cancel();
   }
 
   /** @internal a miss's final response goes into the cache before it is sent; returns the time it took (ns). */

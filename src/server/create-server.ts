@@ -1,10 +1,10 @@
-import { defer, from, switchMap, throwError, type Observable } from 'rxjs';
+import { Observable, defer, from, switchMap, throwError } from 'rxjs';
 import type { BackendFactory } from '../backend/index.js';
-import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
+import { startOn, type InferenceRequest, type InferenceResponse, type ResponseSink, type StopRequest } from '../inference/index.js';
 import { BackendRegistry, parseBackendConfig } from '../backend/index.js';
 import type { ModelConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';
-import { modelMetadata, type ModelListener, type ModelStatistics } from '../model/index.js';
+import { modelMetadata, type Model, type ModelListener, type ModelStatistics } from '../model/index.js';
 import { createRepository, type ControlMode, type Repository, type UploadLimits } from '../repository/index.js';
 import { RateLimiter, systemClock, type Clock, type RateLimitResource } from '../scheduler/index.js';
 import { defaultBackends } from './default-backends.js';
@@ -134,19 +134,26 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
   // The loads loadOnDemand started, by model: later requests wait for the same one, and after a
   // failed one get its error from the repository rather than start another.
   const onDemand = options.loadOnDemand && options.modelControlMode === 'explicit' ? new Map<string, Promise<void>>() : undefined;
-  // The model's answer to `request`, looked up when called. The drain gate calls it when its own
-  // observable is subscribed, so front-end requests need no deferring observable of their own.
-  const inferNow = (request: InferenceRequest): Observable<InferenceResponse> => {
-    let model;
+  // The model `request` names, looked up now; one not served is its refusal, or (load on demand)
+  // its answer once loaded, as an observable.
+  const lookUp = (request: InferenceRequest): Model | Observable<InferenceResponse> => {
     try {
-      model = repository.get(request.model, request.version);
+      return repository.get(request.model, request.version);
     } catch (e) {
       if (!onDemand) return throwError(() => e);
       let load = onDemand.get(request.model);
       if (!load) onDemand.set(request.model, load = repository.load(request.model).catch(() => undefined));
       return from(load).pipe(switchMap(() => repository.get(request.model, request.version).infer(request)));
     }
-    return model.infer(request);
+  };
+  const inferNow = (request: InferenceRequest): Observable<InferenceResponse> => {
+    const found = lookUp(request);
+    return found instanceof Observable ? found : found.infer(request);
+  };
+  // A front end's request as the drain gate starts it: straight into the model's queue.
+  const startNow = (request: InferenceRequest, sink: ResponseSink): StopRequest | undefined => {
+    const found = lookUp(request);
+    return found instanceof Observable ? startOn(found, sink) : found.start(request, sink);
   };
   // Looked up on subscribe. Declared before the repository so BLS children and pipeline steps can reach it.
   const infer = (request: InferenceRequest): Observable<InferenceResponse> => defer(() => inferNow(request));
@@ -161,6 +168,11 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
     }
     return model.ready();
   };
+
+  // Only requests from outside pass the gate; pipeline steps and BLS calls use `infer` directly.
+  const start = tracer
+    ? (request: InferenceRequest, sink: ResponseSink) => gate.admit(request, sink, (s) => startOn(tracer.infer(request, infer), s))
+    : (request: InferenceRequest, sink: ResponseSink) => gate.admit(request, sink, (s) => startNow(request, s));
 
   const controlAllowed = (what: string) => {
     if (repository.mode !== 'explicit') throw Errors.modelControlDisabled(what, repository.mode);
@@ -244,10 +256,8 @@ export async function createServer(options: ServerOptions): Promise<LocalServer>
       }
       return { model_stats: stats.sort((a, b) => a.name.localeCompare(b.name) || Number(a.version) - Number(b.version)) };
     },
-    // Only requests from outside pass the gate; pipeline steps and BLS calls use `infer` directly.
-    infer: tracer
-      ? (request) => gate.admit(request, () => tracer.infer(request, infer))
-      : (request) => gate.admit(request, () => inferNow(request)),
+    infer: (request) => new Observable((subscriber) => start(request, subscriber)),
+    start,
     drain: (timeoutMs) => gate.drain(timeoutMs),
     routingHeaders: () => routingHeaders.names(),
     repositoryIndex: (o): Promise<ModelIndexEntry[]> => repository.index(o),

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { InferenceRequest, InferenceResponse } from '../inference/index.js';
+import type { InferenceRequest, InferenceResponse, ResponseSink, StopRequest } from '../inference/index.js';
 import type { ModelConfig } from '../config/index.js';
 import type { ModelListener, ModelMetadata, ModelStatistics } from '../model/index.js';
 import type { CustomMetricsView } from './custom-metrics.js';
@@ -39,6 +39,12 @@ export interface Server {
   modelStatistics(name?: string, version?: string): { model_stats: ModelStatistics[] };
   /** One response, or many for a decoupled model; the last has `final`. Unsubscribe cancels. */
   infer(request: InferenceRequest): Observable<InferenceResponse>;
+  /**
+   * `infer` without the Observable: the responses go to `sink`; returns how to stop the request
+   * (undefined when it was refused at once). The unary front ends use it, so a request builds no
+   * Observable or Subscriber on its way to the model. Absent: `infer` is subscribed instead.
+   */
+  start?(request: InferenceRequest, sink: ResponseSink): StopRequest | undefined;
   /**
    * The caller headers loaded experiments route on (lower case): the edge copies these into each
    * request's `routingHeaders`. Absent = none.

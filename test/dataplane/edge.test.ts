@@ -78,3 +78,59 @@ test('a request without a traceparent carries no trace context', async () => {
   call.responses.subscribe((r) => got.push(r));
   assert.deepEqual(got, [response]);
 });
+
+/** A sink that records what reaches it. */
+function recordingSink() {
+  const got: string[] = [];
+  return { got, sink: { next: (r: InferenceResponse) => got.push(`next ${r.model}`), error: (e: unknown) => got.push(`error ${(e as Error).message}`), complete: () => got.push('complete') } };
+}
+
+test('open applies the same policy as infer, and starts nothing until start', () => {
+  const { seen, infer } = recording();
+  const edge = createEdge(infer, { headerForwardPattern: compileHeaderPattern('f', 'x-.*') });
+  const call = edge.open({ model: 'm', inputs: [] }, headersOf({ 'x-user': 'alice' }));
+  assert.equal(seen.length, 0, 'not started');
+  const { got, sink } = recordingSink();
+  call.start(sink);
+  assert.deepEqual(seen[0]!.parameters, { 'x-user': 'alice' });
+  assert.deepEqual(got, ['next m', 'complete'], 'without a start of its own, the edge subscribes infer');
+});
+
+test("open refuses as infer does: a forwarded header named like a reserved parameter throws before start", () => {
+  const { seen, infer } = recording();
+  const edge = createEdge(infer, { headerForwardPattern: compileHeaderPattern('f', '.*') });
+  assert.throws(() => edge.open({ model: 'm', inputs: [] }, headersOf({ priority: '1' })), (e: unknown) => Errors.headerReserved.is(e));
+  assert.equal(seen.length, 0);
+});
+
+test("an open call started on the server's own start: its stop reaches the request, and its span is read from the call even when the answer came during start", () => {
+  const { infer } = recording();
+  const stopped: string[] = [];
+  const started: InferenceRequest[] = [];
+  const edge = createEdge(infer, {}, (request, sink) => {
+    started.push(request);
+    // What a tracer does once the span exists, then an answer at once (as a cache hit answers).
+    request.traceContext!.traceparent = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+    sink.next(response);
+    sink.complete();
+    return () => stopped.push(request.model);
+  });
+  const call = edge.open({ model: 'm', inputs: [] }, headersOf({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }));
+  const { got, sink } = recordingSink();
+  let spanAtAnswer: string | undefined;
+  const stop = call.start({ ...sink, complete: () => { spanAtAnswer = call.traceparent(); sink.complete(); } });
+  assert.deepEqual(got, ['next m', 'complete']);
+  assert.equal(spanAtAnswer, '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01');
+  assert.equal(started.length, 1);
+  stop();
+  assert.deepEqual(stopped, ['m']);
+});
+
+test('a start that refuses at once (no stop) gives a stop that does nothing', () => {
+  const { infer } = recording();
+  const edge = createEdge(infer, {}, (_request, sink) => { sink.error(new Error('refused')); return undefined; });
+  const { got, sink } = recordingSink();
+  const stop = edge.open({ model: 'm', inputs: [] }, headersOf({})).start(sink);
+  assert.deepEqual(got, ['error refused']);
+  stop();
+});

@@ -2,7 +2,8 @@ import { Metadata, type Deadline, type handleUnaryCall, type ServerUnaryCall, ty
 import { Errors } from '../../errors.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../protocol/grpc/index.js';
 import type { ModelInferResponseMsg } from '../../protocol/grpc/index.js';
-import type { CallerHeaders, DataPlane, Edge, InferCall } from '../../dataplane/index.js';
+import type { CallerHeaders, DataPlane, Edge, OpenCall } from '../../dataplane/index.js';
+import type { StopRequest } from '../../inference/index.js';
 import type { SharedMemoryRegistry } from '../shm/index.js';
 import { RefusedRequest, type InferRequestOrRefusal } from './bounded-infer-deserializer.js';
 import { MetadataHeaders } from './metadata-headers.js';
@@ -11,7 +12,7 @@ import { toServiceError } from './service-error.js';
 
 /**
  * Unary ModelInfer: one request, one response. Decoupled models are refused (they need a stream).
- * A cancelled call unsubscribes, which cancels the request wherever it is (queue, backend, steps).
+ * A cancelled call stops the request wherever it is (queue, backend, steps).
  */
 export function modelInferHandler(plane: DataPlane, edge: Edge, shm: SharedMemoryRegistry): handleUnaryCall<InferRequestOrRefusal, ModelInferResponseMsg> {
   const answer = modelInferAnswer(plane, edge, shm);
@@ -39,13 +40,13 @@ export function modelInferAnswer(plane: DataPlane, edge: Edge, shm: SharedMemory
       return;
     }
     let decoded;
-    let call: InferCall;
+    let call: OpenCall;
     try {
       decoded = inferRequestFromProto(msg, { readSharedMemory });
       if (plane.isDecoupled(msg.model_name, msg.model_version)) throw Errors.decoupledUnary(msg.model_name);
       const deadline = requestDeadline(grpcCall);
       if (deadline !== undefined) decoded.request.deadline = deadline;
-      call = edge.infer(decoded.request, headers);
+      call = edge.open(decoded.request, headers);
     } catch (e) {
       callback(toServiceError(e));
       return;
@@ -67,21 +68,28 @@ export function modelInferAnswer(plane: DataPlane, edge: Edge, shm: SharedMemory
         callback(null, res);
       }
     };
-    const sub = call.responses.subscribe({
-      next(resp) {
-        let out: ModelInferResponseMsg;
-        try {
-          out = inferResponseToProto(resp, { id: request.id, placements, writeSharedMemory });
-        } catch (e) {
-          answer(e);
-          return;
-        }
-        answer(null, out);
-      },
-      error: (e: unknown) => answer(e),
-      // Only a stream that ended without a response is an error: building it costs a stack trace.
-      complete: () => { if (!answered) answer(Errors.noResponse(request.model)); },
-    });
-    if (!answered) grpcCall.on('cancelled', () => sub.unsubscribe());
+    let stop: StopRequest;
+    try {
+      stop = call.start({
+        next(resp) {
+          if (answered) return;
+          let out: ModelInferResponseMsg;
+          try {
+            out = inferResponseToProto(resp, { id: request.id, placements, writeSharedMemory });
+          } catch (e) {
+            answer(e);
+            return;
+          }
+          answer(null, out);
+        },
+        error: (e: unknown) => answer(e),
+        // Only a stream that ended without a response is an error: building it costs a stack trace.
+        complete: () => { if (!answered) answer(Errors.noResponse(request.model)); },
+      });
+    } catch (e) {
+      answer(e);
+      return;
+    }
+    if (!answered) grpcCall.on('cancelled', stop);
   };
 }

@@ -14,7 +14,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { Errors, toTributaryError } from '../../errors.js';
-import type { DataPlane, Edge } from '../../dataplane/index.js';
+import type { DataPlane, Edge, OpenCall } from '../../dataplane/index.js';
 import {
   HEADER_LENGTH, binaryChunks, binaryOutputSize, encodeInferResponseParts, frameBinary, httpStatusOf, wireMessageOf,
   type SharedMemoryAccess,
@@ -89,21 +89,20 @@ export function serveInferDirectly(server: HttpServer, o: FastInferOptions): voi
     read({ headers: req.headers, raw: req }, req, (err, body) => {
       // A refused body was abandoned unread: the connection cannot carry another request.
       if (err) return answerError(res, err, () => true);
-      let call;
+      let call: OpenCall;
       let encoding;
       try {
         const decoded = decodeHttpInfer({ body, headers: req.headers }, o.plane, target.model, target.version, o.sharedMemory);
         encoding = decoded.encoding;
-        call = o.edge.infer(decoded.request, new RequestHeaders(req.headers));
+        call = o.edge.open(decoded.request, new RequestHeaders(req.headers));
       } catch (e) {
         return answerError(res, e, draining);
       }
       const enc = encoding;
-      const traceparent = call.traceparent;
-      answerOnce(res, target.model, call.responses, (r) => {
+      answerOnce(res, target.model, call, (r) => {
         const out = encodeInferResponseParts(r, enc, o.sharedMemory);
         const headers: Record<string, string | number> = {};
-        const tp = traceparent();
+        const tp = call.traceparent();
         if (tp) headers.traceparent = tp;
         if (draining()) headers.connection = 'close';
         if (out.binary === undefined) {

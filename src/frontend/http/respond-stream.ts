@@ -16,7 +16,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable, Subscription } from 'rxjs';
 import { Errors, toTributaryError } from '../../errors.js';
-import type { InferenceResponse } from '../../inference/index.js';
+import { startOn, type InferenceResponse, type ResponseSink, type StopRequest } from '../../inference/index.js';
 import { wireMessageOf } from '../../protocol/index.js';
 import type { StreamBuffer } from '../stream/index.js';
 
@@ -128,34 +128,35 @@ export function respondUnary(
   send: (r: InferenceResponse) => void,
   tooMany: () => unknown,
 ): FastifyReply {
-  answerOnce(reply.raw, model, responses, send, (e) => { reply.send(toTributaryError(e)); }, tooMany);
+  answerOnce(reply.raw, model, { start: (sink) => startOn(responses, sink) }, send, (e) => { reply.send(toTributaryError(e)); }, tooMany);
   return reply;
 }
 
 /**
- * respondUnary's rule on a plain response (fast-infer.ts uses it without a fastify reply): `send`
- * the one response (an empty one if the stream ended without), `fail` on an error, on a second
- * response (`tooMany`) or when `send` throws; a connection closed first unsubscribes.
+ * respondUnary's rule on a plain response (fast-infer.ts uses it without a fastify reply, and
+ * starts its call on a sink, with no Observable): `send` the one response (an empty one if the
+ * stream ended without), `fail` on an error, on a second response (`tooMany`), or when starting
+ * or `send` throws; a connection closed first stops the request.
  */
 export function answerOnce(
   res: ServerResponse,
   model: string,
-  responses: Observable<InferenceResponse>,
+  call: { start(sink: ResponseSink): StopRequest },
   send: (r: InferenceResponse) => void,
   fail: (e: unknown) => void,
   tooMany: () => unknown,
 ): void {
   let first: InferenceResponse | undefined;
   let done = false;
-  // Assigned when subscribe() returns: a second response emitted inside it finds it undefined.
-  let sub: Subscription | undefined;
-  sub = responses.subscribe({
+  // Assigned when start() returns: a second response sent inside it finds it undefined.
+  let stop: StopRequest | undefined;
+  const sink: ResponseSink = {
     next(r) {
       if (done) return;
       if (first === undefined) first = r;
       else if (!isEndMarker(r)) {
         done = true;
-        sub?.unsubscribe();
+        stop?.();
         fail(tooMany());
       }
     },
@@ -173,15 +174,21 @@ export function answerOnce(
         fail(e);
       }
     },
-  });
+  };
+  try {
+    stop = call.start(sink);
+  } catch (e) {
+    sink.error(e);
+    return;
+  }
   if (done) {
-    sub.unsubscribe();
+    stop();
     return;
   }
   res.on('close', () => {
     if (!done) {
       done = true;
-      sub?.unsubscribe();
+      stop!();
     }
   });
 }
