@@ -15,7 +15,12 @@ export interface CancelSignal {
 export class CancelSource implements CancelSignal {
   aborted = false;
   reason: unknown = undefined;
-  #listeners: (() => void)[] | undefined;
+  /**
+   * A lone listener (the common case: a queued request's drop, or a work item's link to its
+   * caller) needs no array; a second one moves both into `#more`, in the order they came.
+   */
+  #one: (() => void) | undefined;
+  #more: (() => void)[] | undefined;
 
   /** The signal side (the source itself: no second object per request). */
   get signal(): CancelSignal {
@@ -24,23 +29,34 @@ export class CancelSource implements CancelSignal {
 
   addEventListener(_type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (this.aborted) return;
-    (this.#listeners ??= []).push(listener);
+    if (this.#more) this.#more.push(listener);
+    else if (this.#one === undefined) this.#one = listener;
+    else {
+      this.#more = [this.#one, listener];
+      this.#one = undefined;
+    }
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const l = this.#listeners;
+    if (this.#one === listener) {
+      this.#one = undefined;
+      return;
+    }
+    const l = this.#more;
     if (!l) return;
     const i = l.indexOf(listener);
     if (i >= 0) l.splice(i, 1);
   }
 
-  /** Abort once; listeners run once each (the `once` option is implied). */
+  /** Abort once; listeners run once each (the `once` option is implied), in the order they were added. */
   abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    const l = this.#listeners;
-    this.#listeners = undefined;
-    if (l) for (const f of l) f();
+    const one = this.#one;
+    const more = this.#more;
+    this.#one = this.#more = undefined;
+    if (one) one();
+    if (more) for (const f of more) f();
   }
 }

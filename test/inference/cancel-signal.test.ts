@@ -29,3 +29,21 @@ test('a real AbortSignal satisfies the CancelSignal contract', () => {
   assert.equal(sig.aborted, true);
   assert.equal(fired, 1);
 });
+
+test('listeners run in the order they were added, however many were removed in between', () => {
+  const s = new CancelSource();
+  const calls: string[] = [];
+  const l = (name: string) => (): void => { calls.push(name); };
+  const a = l('a'), b = l('b'), c = l('c'), d = l('d'), e = l('e');
+  s.addEventListener('abort', a);
+  s.removeEventListener('abort', a); // the lone listener removed
+  s.addEventListener('abort', b);
+  s.addEventListener('abort', c); // a second one: both kept in order
+  s.removeEventListener('abort', b);
+  s.addEventListener('abort', d);
+  s.addEventListener('abort', e);
+  s.removeEventListener('abort', e);
+  s.removeEventListener('abort', a); // not there: nothing happens
+  s.abort();
+  assert.deepEqual(calls, ['c', 'd']);
+});

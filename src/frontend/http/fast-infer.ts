@@ -29,6 +29,7 @@ import { MAX_PARAM_LENGTH } from './send-error.js';
 
 const PREFIX = '/v2/models/';
 const SUFFIX = '/infer';
+const VERSIONS = 'versions/';
 /** Tensor bytes from which the answer is written as chunks (header, then each tensor's bytes), as the route does. */
 const CHUNKED_MIN_BYTES = 64 * 1024;
 
@@ -42,14 +43,23 @@ export interface FastInferOptions {
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** A path segment fastify would take: not empty, within the parameter bound. */
+function segmentOk(url: string, from: number, to: number): boolean {
+  return to > from && to - from <= MAX_PARAM_LENGTH;
+}
+
 /** Model and version of an ordinary infer path, or undefined for anything fastify should see. */
 function inferTarget(url: string): { model: string; version: string | undefined } | undefined {
   if (!url.startsWith(PREFIX) || !url.endsWith(SUFFIX) || url.includes('%') || url.includes('?')) return undefined;
-  const parts = url.slice(PREFIX.length, url.length - SUFFIX.length).split('/');
-  const ok = (s: string | undefined) => s !== undefined && s.length > 0 && s.length <= MAX_PARAM_LENGTH;
-  if (parts.length === 1 && ok(parts[0])) return { model: parts[0]!, version: undefined };
-  if (parts.length === 3 && parts[1] === 'versions' && ok(parts[0]) && ok(parts[2])) return { model: parts[0]!, version: parts[2]! };
-  return undefined;
+  // `<model>` or `<model>/versions/<version>` between the prefix and the suffix, read in place.
+  const end = url.length - SUFFIX.length;
+  const slash = url.indexOf('/', PREFIX.length);
+  if (slash === -1 || slash >= end) return segmentOk(url, PREFIX.length, end) ? { model: url.slice(PREFIX.length, end), version: undefined } : undefined;
+  // `versions/` after the first slash, and no further slash before the suffix's own.
+  const at = slash + 1 + VERSIONS.length;
+  if (!url.startsWith(VERSIONS, slash + 1) || at > end || url.indexOf('/', at) !== end) return undefined;
+  if (!segmentOk(url, PREFIX.length, slash) || !segmentOk(url, at, end)) return undefined;
+  return { model: url.slice(PREFIX.length, slash), version: url.slice(at, end) };
 }
 
 /**
@@ -59,9 +69,15 @@ function inferTarget(url: string): { model: string; version: string | undefined 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\]*"))*\\s*$`);
 
+/** The last content type found well-formed: a client sends the same one on every request. */
+let lastMediaType = 'application/octet-stream';
+
 function ordinary(headers: IncomingHttpHeaders, restrictions: RestrictionTable): boolean {
   const type = headers['content-type'];
-  if (type !== undefined && !MEDIA_TYPE.test(type)) return false;
+  if (type !== undefined && type !== lastMediaType) {
+    if (!MEDIA_TYPE.test(type)) return false;
+    lastMediaType = type;
+  }
   if (headers['content-encoding'] !== undefined) return false;
   const acceptEncoding = headers['accept-encoding'];
   if (acceptEncoding !== undefined && (acceptEncoding.includes('gzip') || acceptEncoding.includes('deflate'))) return false;

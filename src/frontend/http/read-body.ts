@@ -91,14 +91,15 @@ export function readBody(limit: number) {
     const inflating = (payload as { receivedEncodedLength?: number }).receivedEncodedLength !== undefined;
     const direct = !inflating && Number.isSafeInteger(declared) && declared >= 0 && declared <= PREALLOCATE_MAX;
     const body = direct ? alignedBuffer(declared, splitPoint(request, declared)) : undefined;
-    const chunks: Buffer[] = [];
+    // Only a body without a usable Content-Length collects chunks.
+    const chunks: Buffer[] | undefined = body ? undefined : [];
     let received = 0;
     const finish = (err: Error | null, value?: Buffer) => {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onError);
       if (err) {
-        chunks.length = 0;
+        if (chunks) chunks.length = 0;
         abandon(request, payload);
       }
       done(err, value);
@@ -112,7 +113,7 @@ export function readBody(limit: number) {
         if (received + chunk.length > body.length) return finish(Errors.httpMalformed('the request body is longer than its Content-Length'));
         body.set(chunk, received);
       } else {
-        chunks.push(chunk);
+        chunks!.push(chunk);
       }
       received += chunk.length;
     };
@@ -122,7 +123,7 @@ export function readBody(limit: number) {
       if (body) return finish(null, body);
       const out = alignedBuffer(received, splitPoint(request, received));
       let p = 0;
-      for (const c of chunks) { out.set(c, p); p += c.length; }
+      for (const c of chunks!) { out.set(c, p); p += c.length; }
       finish(null, out);
     };
     const onError = (e: Error & { statusCode?: number }) => finish(e);

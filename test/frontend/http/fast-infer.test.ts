@@ -16,6 +16,7 @@ import { buildHttpApp } from '../../../src/frontend/http/index.js';
 import { parseRestrictions } from '../../../src/frontend/restrict/index.js';
 import { encodeInferRequest } from '../../../src/protocol/index.js';
 import { createTensor } from '../../../src/tensor/index.js';
+import { MAX_PARAM_LENGTH } from '../../../src/frontend/http/send-error.js';
 import type { Server } from '../../../src/server/types.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -129,6 +130,13 @@ test('what is out of the ordinary goes to the route, which keeps every behaviour
     ['a malformed content type', '/v2/models/identity_fp32/infer', { 'content-type': ';;;=' }, body],
     ['a percent-encoded name', '/v2/models/identity%5Ffp32/infer', {}, body],
     ['a query string', '/v2/models/identity_fp32/infer?x=1', {}, body],
+    // Paths that are not `<model>` or `<model>/versions/<version>`: the route's 404s.
+    ['an empty model name', '/v2/models//infer', {}, body],
+    ['two segments', '/v2/models/identity_fp32/1/infer', {}, body],
+    ['versions without a version', '/v2/models/identity_fp32/versions/infer', {}, body],
+    ['an empty version', '/v2/models/identity_fp32/versions//infer', {}, body],
+    ['a segment after the version', '/v2/models/identity_fp32/versions/1/x/infer', {}, body],
+    ['not versions', '/v2/models/identity_fp32/version/1/infer', {}, body],
   ];
   for (const [what, path, headers, b] of cases) {
     const n = lean.viaRoute();
@@ -136,6 +144,13 @@ test('what is out of the ordinary goes to the route, which keeps every behaviour
     assert.equal(lean.viaRoute(), n + 1, `${what}: served by the route`);
     assert.ok(a.status < 500, `${what}: ${a.status}`);
   }
+  // The lean path's own reading of names: a version, and a name at the bound; past the bound the
+  // answer is the router's own (414, which no route hook sees).
+  const n = lean.viaRoute();
+  await same('/v2/models/identity_fp32/versions/1/infer', body);
+  await same(`/v2/models/${'m'.repeat(MAX_PARAM_LENGTH)}/infer`, body);
+  assert.equal(lean.viaRoute(), n);
+  assert.equal((await same(`/v2/models/${'m'.repeat(MAX_PARAM_LENGTH + 1)}/infer`, body)).status, 414);
 });
 
 test('with the inference category restricted, the right header takes the lean path and a wrong one is refused by the route', async () => {
