@@ -46,11 +46,11 @@ function zipIo(config: ModelConfig): Array<[input: string, output: string]> {
   });
 }
 
-function executeIdentity(model: string, pairs: ReadonlyArray<[string, string]>, delayMs: number, batch: readonly BackendRequest[]): Promise<void> {
-  // Without a delay every request is answered before execute() returns: no promise per request.
+function executeIdentity(model: string, pairs: ReadonlyArray<[string, string]>, delayMs: number, batch: readonly BackendRequest[]): Promise<void> | void {
+  // Without a delay every request is answered before execute() returns: no promise at all.
   if (delayMs === 0) {
     for (const r of batch) answer(model, pairs, r);
-    return Promise.resolve();
+    return;
   }
   // Each request waits on its own timer, so a cancelled one fails at once instead of after the batch.
   return Promise.all(batch.map(async (r) => {

@@ -66,7 +66,7 @@ async function warmCall(seconds: number, repo: string, fastPathMs?: string): Pro
     fail: (e) => { throw e; },
   };
   const batch = [req];
-  const r = await measure(seconds, () => inst.execute(batch));
+  const r = await measure(seconds, async () => { await inst.execute(batch); });
   await inst.finalize();
   if (got === 0) throw new Error('echo returned nothing');
   return r;

@@ -65,8 +65,8 @@ export class InstancePool {
     const slot = this.#o.limits?.[index];
     this.#running++;
     // Every way a batch ends passes #end, which counts it out: no promise kept per batch.
-    if (slot) slot.acquire(() => void this.#execute(index, batch));
-    else void this.#execute(index, batch);
+    if (slot) slot.acquire(() => this.#execute(index, batch));
+    else this.#execute(index, batch);
   }
 
   /** Resolves when every executing batch has ended; then leaves the rate limiter. */
@@ -76,17 +76,23 @@ export class InstancePool {
     if (limits?.length) limits[0]!.limiter.unregister(limits);
   }
 
-  #execute(index: number, batch: readonly BatchRequest[]): Promise<void> {
+  #execute(index: number, batch: readonly BatchRequest[]): void {
     const items: WorkItem[] = batch.map((b) => b.item);
     this.#o.hooks?.onBatchStart?.(items, index);
     const started = this.#o.onExecuted ? this.#o.clock!.now() : 0;
-    let p: Promise<ExecuteTimings | void>;
+    let result: Promise<ExecuteTimings | void> | ExecuteTimings | void;
     try {
-      p = this.#instances[index]!.execute(batch);
+      result = this.#instances[index]!.execute(batch);
     } catch (e) {
-      p = Promise.reject(e);
+      this.#end(index, batch, items, undefined, e, started);
+      return;
     }
-    return p.then(
+    // A batch answered by the time execute() returned ends now (BackendInstance.execute).
+    if (!isPromise(result)) {
+      this.#end(index, batch, items, result ?? undefined, undefined, started);
+      return;
+    }
+    result.then(
       (t) => this.#end(index, batch, items, t ?? undefined, undefined, started),
       (e: unknown) => this.#end(index, batch, items, undefined, e, started),
     );
@@ -124,4 +130,8 @@ export class InstancePool {
       }
     }
   }
+}
+
+function isPromise<T>(v: Promise<T> | T): v is Promise<T> {
+  return typeof (v as { then?: unknown } | undefined)?.then === 'function';
 }

@@ -1,12 +1,14 @@
 /**
  * The instance pool's own bookkeeping: close() waits for every running batch (it counts batches
- * rather than keeping a promise each), for every caller at once, and returns at once when idle.
+ * rather than keeping a promise each), for every caller at once, and returns at once when idle;
+ * an instance that answers before execute() returns ends its batch at once.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InstancePool } from '../../src/scheduler/instance-pool.js';
 import { BatchRequest, toItem } from '../../src/scheduler/batch-request.js';
 import { TestInstance, TestItem, flush } from './helpers.js';
+import type { BackendInstance, BackendRequest, ExecuteTimings } from '../../src/backend/index.js';
 
 function pool(instances: TestInstance[]) {
   let freed = 0;
@@ -53,4 +55,41 @@ test('a batch that fails is counted out too', async () => {
   await inst.rejectBatch(new Error('backend exploded'));
   await closing;
   assert.equal(item.errorCode, 'TRB_BACKEND_FAILED');
+});
+
+/** An instance that answers (or throws) before execute() returns, with no promise. */
+class SyncInstance implements BackendInstance {
+  constructor(readonly act: (batch: readonly BackendRequest[]) => ExecuteTimings | void) {}
+  execute(batch: readonly BackendRequest[]): ExecuteTimings | void {
+    return this.act(batch);
+  }
+  async finalize(): Promise<void> {}
+}
+
+test('an instance that answers before execute() returns ends its batch at once: timings reported, instance free', () => {
+  const timings: ExecuteTimings = { computeInputNs: 1, computeInferNs: 2, computeOutputNs: 3 };
+  const ended: (ExecuteTimings | undefined)[] = [];
+  const inst = new SyncInstance((batch) => {
+    for (const r of batch) r.send({ outputs: [] }, true);
+    return timings;
+  });
+  const p = new InstancePool([inst], { model: 'm', decoupled: false, hooks: { onBatchEnd: (_items, t) => { ended.push(t); } }, onFree: () => undefined });
+  const item = new TestItem('x');
+  p.run(0, [new BatchRequest(item, item.request, toItem, () => undefined)]);
+  assert.deepEqual(ended, [timings], 'ended before run() returned');
+  assert.ok(item.responded);
+  assert.equal(p.freeCount, 1);
+});
+
+test('a synchronous execute() that throws, or returns without answering, fails its batch at once', () => {
+  const thrown = new InstancePool([new SyncInstance(() => { throw new Error('backend exploded'); })], { model: 'm', decoupled: false, hooks: undefined, onFree: () => undefined });
+  const a = new TestItem('a');
+  thrown.run(0, [new BatchRequest(a, a.request, toItem, () => undefined)]);
+  assert.equal(a.errorCode, 'TRB_BACKEND_FAILED');
+  assert.equal(thrown.freeCount, 1);
+  const silent = new InstancePool([new SyncInstance(() => undefined)], { model: 'm', decoupled: false, hooks: undefined, onFree: () => undefined });
+  const b = new TestItem('b');
+  silent.run(0, [new BatchRequest(b, b.request, toItem, () => undefined)]);
+  assert.equal(b.errorCode, 'TRB_BACKEND_FAILED');
+  assert.match(b.events[0]!.kind === 'error' ? b.events[0]!.error.message : '', /without responding/);
 });
