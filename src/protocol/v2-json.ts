@@ -123,6 +123,11 @@ function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: Bina
 }
 
 /** Decode a parsed v2 inference request JSON object (plus any binary section). */
+function namedBefore(inputs: readonly Tensor[], i: number, name: string): boolean {
+  for (let j = 0; j < i; j++) if (inputs[j]!.name === name) return true;
+  return false;
+}
+
 export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedInfer {
   if (!isObject(json)) throw Errors.requestBodyNotObject('inference');
   if (!Array.isArray(json.inputs)) throw Errors.requestInputsMissing();
@@ -130,7 +135,8 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   checkInputCount(ctx.model, json.inputs.length);
   const cursor = new BinaryCursor(ctx.binary);
   const inputs: Tensor[] = new Array(json.inputs.length);
-  const seen = new Set<string>();
+  // A scan of the names before finds a duplicate among a few inputs; a Set past that.
+  const seen = json.inputs.length > 16 ? new Set<string>() : undefined;
   for (let i = 0; i < json.inputs.length; i++) {
     let t: Tensor;
     try {
@@ -139,13 +145,13 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
       // The codec names the tensor; the model is named here, as the gRPC decoder does.
       throw isTensorLevelError(e) ? inModel(e, ctx.model) : e;
     }
-    if (seen.has(t.name)) throw Errors.inputDuplicate(ctx.model, t.name);
-    seen.add(t.name);
+    if (seen ? seen.has(t.name) : namedBefore(inputs, i, t.name)) throw Errors.inputDuplicate(ctx.model, t.name);
+    seen?.add(t.name);
     inputs[i] = t;
   }
   cursor.finish();
   const params = readParams('request', json.parameters, ctx.lossy);
-  for (const k of Object.keys(params ?? {})) if (k.startsWith('triton_')) throw Errors.requestParameterTriton(k, 'http');
+  if (params) for (const k of Object.keys(params)) if (k.startsWith('triton_')) throw Errors.requestParameterTriton(k, 'http');
   const parsed = parseRequestParameters(params);
   const encoding: ResponseEncoding = { binaryDefault: parsed.binaryDataOutput ?? false };
   let outputs: RequestedOutput[] | undefined;

@@ -113,6 +113,8 @@ test('malformed requests get their own error codes', () => {
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1] }] }, Errors.tensorDataMissing],
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameters: { binary_data_size: 4 } }] }, Errors.tensorDataSources],
     [{ inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }, { name: 'x', datatype: 'FP32', shape: [1], data: [1] }] }, Errors.inputDuplicate],
+    // Among more inputs than a scan covers (a Set then).
+    [{ inputs: [...Array.from({ length: 20 }, (_, i) => ({ name: `x${i}`, datatype: 'FP32', shape: [1], data: [1] })), { name: 'x3', datatype: 'FP32', shape: [1], data: [1] }] }, Errors.inputDuplicate],
     [{ id: 5, inputs: [] }, Errors.requestIdInvalid],
     [{ inputs: [], parameters: { priority: -1 } }, Errors.requestParameterReserved],
     [{ inputs: [], parameters: { sequence_start: 'yes' } }, Errors.requestParameterReserved],
