@@ -12,4 +12,5 @@ export type { CallLink } from './call-chain.js';
 export type { CancelSignal } from './cancel-signal.js';
 export type { ResponseDemand } from './response-demand.js';
 export { startOn } from './response-sink.js';
+export { namesSeen, repeatsName } from './repeated-name.js';
 export type { ResponseSink, StopRequest } from './response-sink.js';

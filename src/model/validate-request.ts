@@ -1,4 +1,4 @@
-import type { InferenceRequest } from '../inference/index.js';
+import { namesSeen, repeatsName, type InferenceRequest } from '../inference/index.js';
 import type { ModelConfig, ModelInput } from '../config/index.js';
 import { Errors } from '../errors.js';
 import { fromConfigType, formatShape, reshapeTensor, resolveReshape, type Tensor } from '../tensor/index.js';
@@ -19,9 +19,7 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
   const model = config.name;
   const batching = config.max_batch_size > 0;
   const given = request.inputs;
-  // Duplicates by a scan of the names before (a request has a few inputs: no Set per request);
-  // a Set past that, where the scan would grow with the square of the count.
-  const seen = given.length > SCAN_MAX ? new Set<string>() : undefined;
+  const seen = namesSeen(given.length);
   let batchSize = batching ? -1 : 1;
   let required = 0;
   const inputs: Tensor[] = [];
@@ -30,8 +28,7 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
     const t = given[i]!;
     const spec = inputsByName.get(t.name);
     if (!spec) throw Errors.inputUnknown(model, t.name, [...inputsByName.keys()]);
-    if (seen ? seen.has(t.name) : namedBefore(given, i)) throw Errors.inputDuplicate(model, t.name);
-    seen?.add(t.name);
+    if (repeatsName(given, i, seen)) throw Errors.inputDuplicate(model, t.name);
     if (!spec.optional) required++;
     const expected = fromConfigType(spec.data_type);
     if (expected !== t.datatype) throw Errors.datatypeMismatch(model, t.name, expected ?? spec.data_type, t.datatype);
@@ -72,15 +69,6 @@ export function validateRequest(config: ModelConfig, inputsByName: ReadonlyMap<s
   return { inputs, batchSize: batchSize === -1 ? 1 : batchSize, batchKey: key };
 }
 
-/** Up to this many inputs (or requested outputs), duplicates are found by scanning the names before each. */
-const SCAN_MAX = 16;
-
-function namedBefore(named: readonly { readonly name: string }[], i: number): boolean {
-  const name = named[i]!.name;
-  for (let j = 0; j < i; j++) if (named[j]!.name === name) return true;
-  return false;
-}
-
 /** `dims` (a config's, -1 for any size) against `shape` from index `from` on. */
 function shapeMatchesFrom(dims: readonly number[], shape: readonly number[], from: number): boolean {
   if (dims.length !== shape.length - from) return false;
@@ -112,11 +100,10 @@ function missingInputs(config: ModelConfig, given: ReadonlySet<string>) {
 export function validateRequestedOutputs(config: ModelConfig, outputNames: ReadonlySet<string>, request: InferenceRequest): void {
   const outputs = request.outputs;
   if (!outputs) return;
-  const seen = outputs.length > SCAN_MAX ? new Set<string>() : undefined;
+  const seen = namesSeen(outputs.length);
   for (let i = 0; i < outputs.length; i++) {
     const name = outputs[i]!.name;
     if (!outputNames.has(name)) throw Errors.outputUnknown(config.name, name);
-    if (seen ? seen.has(name) : namedBefore(outputs, i)) throw Errors.outputDuplicate(config.name, name);
-    seen?.add(name);
+    if (repeatsName(outputs, i, seen)) throw Errors.outputDuplicate(config.name, name);
   }
 }

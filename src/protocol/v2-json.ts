@@ -6,7 +6,7 @@
  */
 import { Errors, inModel, isTensorLevelError } from '../errors.js';
 import { isDataType, tensorByteSize, tensorToBytes, type DataType, type Tensor } from '../tensor/index.js';
-import type { InferenceRequest, InferenceResponse, Parameters, RequestedOutput } from '../inference/index.js';
+import { namesSeen, repeatsName, type InferenceRequest, type InferenceResponse, type Parameters, type RequestedOutput } from '../inference/index.js';
 import { BinaryCursor, binaryInput, frameBinary, splitInferBody } from './binary-tensor.js';
 import { tensorDataJson, tensorFromJson } from './json-tensor.js';
 import { jsonWireBytes, rawBytesJsonText, rawBytesOf } from './raw-bytes-json.js';
@@ -123,11 +123,6 @@ function decodeInput(v: unknown, index: number, ctx: DecodeContext, cursor: Bina
 }
 
 /** Decode a parsed v2 inference request JSON object (plus any binary section). */
-function namedBefore(inputs: readonly Tensor[], i: number, name: string): boolean {
-  for (let j = 0; j < i; j++) if (inputs[j]!.name === name) return true;
-  return false;
-}
-
 export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedInfer {
   if (!isObject(json)) throw Errors.requestBodyNotObject('inference');
   if (!Array.isArray(json.inputs)) throw Errors.requestInputsMissing();
@@ -135,8 +130,7 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
   checkInputCount(ctx.model, json.inputs.length);
   const cursor = new BinaryCursor(ctx.binary);
   const inputs: Tensor[] = new Array(json.inputs.length);
-  // A scan of the names before finds a duplicate among a few inputs; a Set past that.
-  const seen = json.inputs.length > 16 ? new Set<string>() : undefined;
+  const seen = namesSeen(json.inputs.length);
   for (let i = 0; i < json.inputs.length; i++) {
     let t: Tensor;
     try {
@@ -145,9 +139,8 @@ export function decodeInferRequest(json: unknown, ctx: DecodeContext): DecodedIn
       // The codec names the tensor; the model is named here, as the gRPC decoder does.
       throw isTensorLevelError(e) ? inModel(e, ctx.model) : e;
     }
-    if (seen ? seen.has(t.name) : namedBefore(inputs, i, t.name)) throw Errors.inputDuplicate(ctx.model, t.name);
-    seen?.add(t.name);
     inputs[i] = t;
+    if (repeatsName(inputs, i, seen)) throw Errors.inputDuplicate(ctx.model, t.name);
   }
   cursor.finish();
   const params = readParams('request', json.parameters, ctx.lossy);

@@ -32,10 +32,6 @@ export interface DynamicBatcherOptions {
   readonly adaptive?: AdaptiveDelay | undefined;
 }
 
-function firstAlone(e: Entry | undefined): { run: Entry[]; until?: undefined } | undefined {
-  return e ? { run: [e] } : undefined;
-}
-
 class Entry extends QueuedEntry implements QueueEntry {
   delayed = false;
   /** When the request fails with a timeout (its deadline, or a REJECT policy timeout). */
@@ -147,9 +143,7 @@ export class DynamicBatcher implements Scheduler {
     while (this.#pool.freeCount > 0 && this.#queue.size > 0) {
       const now = this.#o.clock.now();
       if (this.#o.adaptive) this.#policy.delayMs = this.#o.adaptive.delayMs(now, this.#queue.size);
-      // A batch of at most one request (the default scheduler) is the queue's first: formBatch
-      // would choose it too, after walking the queue through two generators.
-      const choice = this.#policy.maxItems === 1 ? firstAlone(this.#queue.first() as Entry | undefined) : formBatch(this.#queue as Iterable<Entry>, this.#policy, now);
+      const choice = formBatch(this.#queue as Iterable<Entry>, this.#policy, now);
       if (!choice) break;
       if (choice.until !== undefined) {
         this.#delayTimer = this.#o.clock.setTimer(() => {

@@ -72,15 +72,6 @@ export class PriorityQueue {
     this.push(e);
   }
 
-  /** The first request in batch order, without an iterator (the default scheduler's batch of one). */
-  first(): QueueEntry | undefined {
-    for (let l = 1; l < this.#main.length; l++) {
-      const e = this.#main[l]!.head ?? this.#delayed[l]!.head;
-      if (e) return e;
-    }
-    return undefined;
-  }
-
   /** Requests in batch order. */
   *[Symbol.iterator](): IterableIterator<QueueEntry> {
     for (let l = 1; l < this.#main.length; l++) {
