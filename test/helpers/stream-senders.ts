@@ -157,9 +157,10 @@ function grpcFrame(request: object): Buffer {
  * is 0, so the server can send it no DATA at all. `write` sends one more request on the stream;
  * `cancel()` resets the stream and closes the session.
  */
-export function neverReadingStream(port: number, request: object): { write(request: object): void; cancel(): void } {
+export function neverReadingStream(port: number, request: object): { write(request: object): void; cancel(): void; closed: Promise<void> } {
   const session = http2.connect(`http://127.0.0.1:${port}`, { settings: { initialWindowSize: 0 } });
   session.on('error', () => {});
+  const closed = new Promise<void>((resolve) => session.once('close', resolve));
   const stream = session.request({ ':method': 'POST', ':path': '/inference.GRPCInferenceService/ModelStreamInfer', 'content-type': 'application/grpc', te: 'trailers' });
   stream.on('error', () => {});
   stream.write(grpcFrame(request));
@@ -171,5 +172,7 @@ export function neverReadingStream(port: number, request: object): { write(reque
       stream.close(http2.constants.NGHTTP2_CANCEL);
       session.destroy();
     },
+    /** Settles when the client's session has closed (the server closed the connection, or cancel). */
+    closed,
   };
 }

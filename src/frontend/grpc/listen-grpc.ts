@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { Errors } from '../../errors.js';
 import { createLogger } from '../../logger.js';
-import { guardConnections, type ConnectionLimits } from '../transport/index.js';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../transport/index.js';
 import { guardSessions } from './guard-sessions.js';
 
 export interface GrpcListenOptions {
@@ -20,6 +20,13 @@ export interface GrpcListener {
   port: number;
   /** Stop accepting connections (open ones are the gRPC server's to close). */
   close(): void;
+  /**
+   * Destroy the connections still open once grpc-js has shut down (gracefully or by force). On
+   * Node 24 (not on 20) a closed HTTP/2 session ends its socket and waits for the peer to close its
+   * side; a client that never does (one that stopped reading, say) would otherwise hold the socket,
+   * and the process, open.
+   */
+  destroyConnections(): void;
 }
 
 const log = createLogger('grpc');
@@ -46,8 +53,10 @@ export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCred
     socket.on('error', () => undefined);
     socket.once('readable', () => { if (!socket.destroyed && socket.readableLength > 0) injector.injectConnection(socket); });
   });
+  let guard: ConnectionGuard;
   try {
-    guardSessions(grpcServer, guardConnections(tcp, options.limits, log, GUARD_NAMES));
+    guard = guardConnections(tcp, options.limits, log, GUARD_NAMES);
+    guardSessions(grpcServer, guard);
   } catch (e) {
     injector.destroy();
     throw e;
@@ -68,5 +77,6 @@ export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCred
   return {
     port: (tcp.address() as net.AddressInfo).port,
     close: () => tcp.close(),
+    destroyConnections: () => guard.destroyAll(),
   };
 }

@@ -182,7 +182,11 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
     port,
     directInferCalls: () => direct?.calls ?? 0,
     close: (graceMs = CLOSE_GRACE_MS) => new Promise<void>((resolve) => {
-      const done = () => { forwarder?.close(); resolve(); };
+      const done = () => {
+        listener.destroyConnections();
+        forwarder?.close();
+        resolve();
+      };
       listener.close();
       for (const end of [...openStreams]) end();
       const timer = setTimeout(() => { grpcServer.forceShutdown(); done(); }, graceMs);

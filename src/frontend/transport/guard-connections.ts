@@ -61,6 +61,8 @@ export interface ConnectionGuard {
   established(peer: Peer, idle?: IdleHooks): void;
   /** Connections open, and those of them still pending. */
   counts(): { open: number; pending: number };
+  /** Destroy every connection still open (the last step of a forced close). */
+  destroyAll(): void;
 }
 
 interface Tracked {
@@ -184,6 +186,9 @@ export function guardConnections(server: NetServer, limits: ConnectionLimits, lo
       t.activeAt = performance.now();
     },
     counts: () => ({ open: open.size, pending: pending.size }),
+    destroyAll() {
+      for (const [key, t] of open) drop(key, t);
+    },
   };
 }
 

@@ -299,17 +299,25 @@ describe('the fast path of short scripts', () => {
   test('a re-run that asks its first child for something else calls it for real', async () => {
     const once = (ms: number) => lastValueFrom(server.infer({ model: 'diverging', inputs: [createTensor('MS', 'INT32', [1], [ms])] }))
       .then((r) => (r.outputs[0]!.data as Float32Array)[0]!);
-    let runs = 0;
-    const { result, stops } = await untilStopped('diverging', () => once(0), async () => {
-      const before = echoCalls();
-      const out = await once(30);
-      return { out, calls: echoCalls() - before };
-    }, async () => { runs = (await once(0)) / 2; });
-    assert.equal(stops.length, 1);
-    // The stopped run counted run runs+1 and asked echo for it; the re-run, run runs+2, asked for
-    // that instead, then for its double: three calls, and the re-run's answer.
-    assert.equal(result.out, (runs + 2) * 2);
-    assert.equal(result.calls, 3);
+    // A loaded machine can stop the call before its first child (preempted past fast_path_ms in
+    // the first step): then there is nothing recorded to differ from, the re-run's two calls are
+    // its own, and the case is tried again (at most 5 times), its answer checked all the same.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let runs = 0;
+      const { result, stops } = await untilStopped('diverging', () => once(0), async () => {
+        const before = echoCalls();
+        const out = await once(30);
+        return { out, calls: echoCalls() - before };
+      }, async () => { runs = (await once(0)) / 2; });
+      assert.equal(stops.length, 1);
+      // The stopped run counted run runs+1 and asked echo for it; the re-run, run runs+2, asked for
+      // that instead, then for its double: three calls, and the re-run's answer.
+      assert.equal(result.out, (runs + 2) * 2);
+      if (result.calls === 2) continue;
+      assert.equal(result.calls, 3);
+      return;
+    }
+    assert.fail('diverging: every stop in 5 attempts came before the first child was asked');
   });
 
   test('a call that changed a custom metric is not re-run: its continuation stays on the isolate thread', async () => {

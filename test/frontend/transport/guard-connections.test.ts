@@ -2,7 +2,7 @@
  * The connection guard on a real TCP server, whose "handshake" is a client's first line: bounds
  * (pending connections, the oldest closed first; all connections, a newcomer taking a pending
  * one's slot), the handshake timeout, and the idle timeout with its graceful close and the reset
- * that follows when the client does not close its side.
+ * that follows when the client does not close its side; and the forced close of every connection.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ interface Rig {
   /** Server-side sockets in arrival order. */
   accepted: Socket[];
   counts(): { open: number; pending: number };
+  destroyAll(): void;
   close(): Promise<void>;
 }
 
@@ -46,7 +47,7 @@ async function rig(limits: Partial<ConnectionLimits>): Promise<Rig> {
   const guard = guardConnections(server, { maxConnections: 0, maxPending: 100, handshakeTimeoutMs: 0, idleTimeoutMs: 0, ...limits }, log, NAMES);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    port: (server.address() as net.AddressInfo).port, warnings, accepted, counts: guard.counts,
+    port: (server.address() as net.AddressInfo).port, warnings, accepted, counts: guard.counts, destroyAll: guard.destroyAll,
     close: () => new Promise<void>((r) => { for (const s of accepted) s.destroy(); server.close(() => r()); }),
   };
 }
@@ -161,6 +162,25 @@ test('idle: closed gracefully after the idle time; bytes and calls in progress k
     await until(() => resetAt > 0, 3000, 'the server closed a connection whose client did not');
     assert.ok(resetAt - byeAt >= 900, `reset ${(resetAt - byeAt).toFixed(0)} ms after the graceful close`);
     for (const c of [quiet, chatty, busy]) c.socket.destroy();
+  } finally {
+    await r.close();
+  }
+});
+
+test('destroyAll closes every connection still open, pending or established, busy or not', async () => {
+  const r = await rig({});
+  try {
+    const silent = await client(r.port);
+    const talking = await client(r.port, true);
+    const busy = await client(r.port, true);
+    busy.socket.write('busy\n');
+    await sleep(30);
+    assert.deepEqual(r.counts(), { open: 3, pending: 1 });
+    r.destroyAll();
+    await until(() => [silent, talking, busy].every((c) => c.closed), 2000, 'every client sees its connection closed');
+    assert.deepEqual(r.counts(), { open: 0, pending: 0 });
+    assert.ok(r.accepted.every((s) => s.destroyed));
+    for (const c of [silent, talking, busy]) c.socket.destroy();
   } finally {
     await r.close();
   }
