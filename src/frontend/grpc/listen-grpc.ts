@@ -21,11 +21,12 @@ export interface GrpcListener {
   /** Stop accepting connections (open ones are the gRPC server's to close). */
   close(): void;
   /**
-   * Destroy the connections still open once grpc-js has shut down (gracefully or by force). On
-   * Node 24 (not on 20) a closed HTTP/2 session ends its socket and waits for the peer to close its
-   * side; a client that never does (one that stopped reading, say) would otherwise hold the socket,
-   * and the process, open.
+   * Resolves once every connection has closed. On Node 24 (not on 20) an HTTP/2 session closed by
+   * grpc-js ends its socket and waits for the peer to close its side, so a client that never does
+   * (one that stopped reading, say) holds its socket, and the process, open: see destroyConnections.
    */
+  connectionsClosed(): Promise<void>;
+  /** Destroy the connections still open (the last step of a close whose grace is spent). */
   destroyConnections(): void;
 }
 
@@ -77,6 +78,7 @@ export async function listenGrpc(grpcServer: GrpcServer, credentials: ServerCred
   return {
     port: (tcp.address() as net.AddressInfo).port,
     close: () => tcp.close(),
+    connectionsClosed: () => guard.allClosed(),
     destroyConnections: () => guard.destroyAll(),
   };
 }

@@ -181,16 +181,25 @@ export async function startGrpcServer(server: Server, options: GrpcServerOptions
   return {
     port,
     directInferCalls: () => direct?.calls ?? 0,
+    // Within the grace: grpc-js's graceful shutdown, then the clients closing their connections
+    // (the last responses reach them first). Past it: every session and socket destroyed.
     close: (graceMs = CLOSE_GRACE_MS) => new Promise<void>((resolve) => {
+      let finished = false;
       const done = () => {
-        listener.destroyConnections();
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
         forwarder?.close();
         resolve();
       };
       listener.close();
       for (const end of [...openStreams]) end();
-      const timer = setTimeout(() => { grpcServer.forceShutdown(); done(); }, graceMs);
-      grpcServer.tryShutdown(() => { clearTimeout(timer); done(); });
+      const timer = setTimeout(() => {
+        grpcServer.forceShutdown();
+        listener.destroyConnections();
+        done();
+      }, graceMs);
+      grpcServer.tryShutdown(() => { void listener.connectionsClosed().then(done); });
     }),
   };
 }

@@ -63,6 +63,8 @@ export interface ConnectionGuard {
   counts(): { open: number; pending: number };
   /** Destroy every connection still open (the last step of a forced close). */
   destroyAll(): void;
+  /** Resolves once no connection is open (at once if none is). */
+  allClosed(): Promise<void>;
 }
 
 interface Tracked {
@@ -94,6 +96,13 @@ export function guardConnections(server: NetServer, limits: ConnectionLimits, lo
   const timeouts = [limits.handshakeTimeoutMs, limits.idleTimeoutMs].filter((t) => t > 0);
   const sweepMs = Math.max(MIN_SWEEP_MS, Math.min(MAX_SWEEP_MS, Math.floor(Math.min(...timeouts, 4 * MAX_SWEEP_MS) / 4)));
   let sweeper: NodeJS.Timeout | undefined;
+  let whenEmpty: (() => void)[] = [];
+  const maybeEmpty = () => {
+    if (open.size > 0 || whenEmpty.length === 0) return;
+    const waiting = whenEmpty;
+    whenEmpty = [];
+    for (const w of waiting) w();
+  };
 
   const drop = (key: string, t: Tracked) => {
     open.delete(key);
@@ -169,6 +178,7 @@ export function guardConnections(server: NetServer, limits: ConnectionLimits, lo
     socket.once('close', () => {
       if (open.get(key) === t) open.delete(key);
       if (pending.get(key) === t) pending.delete(key);
+      maybeEmpty();
     });
     if (pending.size > maxPending) evictOldestPending('pending');
     startSweeping();
@@ -188,7 +198,12 @@ export function guardConnections(server: NetServer, limits: ConnectionLimits, lo
     counts: () => ({ open: open.size, pending: pending.size }),
     destroyAll() {
       for (const [key, t] of open) drop(key, t);
+      maybeEmpty();
     },
+    allClosed: () => new Promise<void>((resolve) => {
+      whenEmpty.push(resolve);
+      maybeEmpty();
+    }),
   };
 }
 

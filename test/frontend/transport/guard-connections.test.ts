@@ -20,6 +20,7 @@ interface Rig {
   accepted: Socket[];
   counts(): { open: number; pending: number };
   destroyAll(): void;
+  allClosed(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,7 +48,7 @@ async function rig(limits: Partial<ConnectionLimits>): Promise<Rig> {
   const guard = guardConnections(server, { maxConnections: 0, maxPending: 100, handshakeTimeoutMs: 0, idleTimeoutMs: 0, ...limits }, log, NAMES);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    port: (server.address() as net.AddressInfo).port, warnings, accepted, counts: guard.counts, destroyAll: guard.destroyAll,
+    port: (server.address() as net.AddressInfo).port, warnings, accepted, counts: guard.counts, destroyAll: guard.destroyAll, allClosed: guard.allClosed,
     close: () => new Promise<void>((r) => { for (const s of accepted) s.destroy(); server.close(() => r()); }),
   };
 }
@@ -167,20 +168,29 @@ test('idle: closed gracefully after the idle time; bytes and calls in progress k
   }
 });
 
-test('destroyAll closes every connection still open, pending or established, busy or not', async () => {
+test('allClosed waits for the last connection to close; destroyAll closes every one still open, pending or established, busy or not', async () => {
   const r = await rig({});
   try {
+    await r.allClosed();
     const silent = await client(r.port);
     const talking = await client(r.port, true);
     const busy = await client(r.port, true);
+    const leaving = await client(r.port, true);
     busy.socket.write('busy\n');
     await sleep(30);
-    assert.deepEqual(r.counts(), { open: 3, pending: 1 });
+    assert.deepEqual(r.counts(), { open: 4, pending: 1 });
+    let empty = false;
+    void r.allClosed().then(() => { empty = true; });
+    r.accepted[3]!.destroy();
+    await until(() => leaving.closed && r.counts().open === 3, 2000, 'one connection closed');
+    await sleep(20);
+    assert.equal(empty, false, 'allClosed waits while connections remain');
     r.destroyAll();
+    await until(() => empty, 2000, 'allClosed resolves once the rest are destroyed');
     await until(() => [silent, talking, busy].every((c) => c.closed), 2000, 'every client sees its connection closed');
     assert.deepEqual(r.counts(), { open: 0, pending: 0 });
     assert.ok(r.accepted.every((s) => s.destroyed));
-    for (const c of [silent, talking, busy]) c.socket.destroy();
+    for (const c of [silent, talking, busy, leaving]) c.socket.destroy();
   } finally {
     await r.close();
   }
