@@ -37,4 +37,9 @@ in turn, each step naming every input as a list of values (strings for BYTES), a
 
 Latencies are in microseconds. Client Send and Client Recv are 0 in the CSV: the client SDK does
 not time them apart, so they are inside the latency and the network column.
+
+Plain gRPC requests (a host:port URL, no --streaming, not a sequence model) go out on HTTP/2
+directly, each data step's message encoded once; an answer's status is checked, its outputs are
+not decoded. The SDK's gRPC client (grpc-js) costs about as much CPU per call as the server spends
+answering it, and perf would measure it instead of the server.
 `;

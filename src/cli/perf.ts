@@ -5,6 +5,7 @@ import { PERF_HELP } from './perf-help.js';
 import { parsePerfFlags, type PerfOptions } from './perf-flags.js';
 import { buildInputs } from './perf-inputs.js';
 import { perfSharedMemory, type PerfSharedMemory } from './perf-shared-memory.js';
+import { grpcUnaryLoad, plainGrpcAddress } from './perf-grpc-unary.js';
 import { measureLevel, type LevelResult, type SendOne } from './perf-measure.js';
 import { formatCsv, formatLevel, formatSummary } from './perf-report.js';
 import { snapshot, type ConfigStep } from './perf-stats.js';
@@ -29,34 +30,42 @@ async function modelShape(client: InferenceClient, o: PerfOptions, firstDim: num
 /**
  * One request per call. Sequence models get a sequence per worker of --sequence-length requests
  * (start and end flags as the sequence batcher needs), with ids unique to this run; decoupled
- * models are streamed and a request ends with its last response.
+ * models are streamed and a request ends with its last response. Plain unary gRPC requests go out
+ * on perf's own lean load (perf-grpc-unary.ts), everything else through the SDK client.
  */
-function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data: Tensor[][], shm: PerfSharedMemory | undefined): SendOne {
+function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data: Tensor[][], shm: PerfSharedMemory | undefined): { send: SendOne; close(): void } {
   let step = 0;
+  const options = (at: number): InferOptions => ({ ...(o.version === undefined ? {} : { version: o.version }), ...shm?.options(at) });
+  if (o.protocol === 'grpc' && !shape.sequence && !o.streaming && plainGrpcAddress(o.url)) {
+    const load = grpcUnaryLoad(o.url, o.model, data, options);
+    return { send: () => load.send(step++ % data.length), close: () => load.close() };
+  }
   const seqs = new Map<number, { id: number; n: number }>();
   let nextId = 1 + Math.floor(Math.random() * 1e9);
-  return async (worker) => {
+  const send: SendOne = async (worker) => {
     const at = step++ % data.length;
     const inputs = data[at]!;
-    const options: InferOptions = { ...(o.version === undefined ? {} : { version: o.version }), ...shm?.options(at) };
+    const opts = options(at);
     if (shape.sequence) {
       // Open loop has no workers; its requests share a few sequences, as perf_analyzer's default of 4.
       const slot = o.mode === 'concurrency' ? worker : worker % 4;
       let s = seqs.get(slot);
       if (!s || s.n >= o.sequenceLength) seqs.set(slot, (s = { id: nextId++, n: 0 }));
-      options.sequence = { id: s.id, start: s.n === 0, end: s.n === o.sequenceLength - 1 };
+      opts.sequence = { id: s.id, start: s.n === 0, end: s.n === o.sequenceLength - 1 };
       s.n++;
     }
     if (o.streaming) {
-      for await (const r of client.stream(o.model, inputs, options)) void r;
-    } else await client.infer(o.model, inputs, options);
+      for await (const r of client.stream(o.model, inputs, opts)) void r;
+    } else await client.infer(o.model, inputs, opts);
   };
+  return { send, close: () => undefined };
 }
 
 async function run(o: PerfOptions): Promise<number> {
   const client = o.protocol === 'grpc' ? createGrpcClient({ address: o.url }) : createHttpClient({ url: o.url });
   const out = process.stdout;
   let shm: PerfSharedMemory | undefined;
+  let load: { send: SendOne; close(): void } | undefined;
   try {
     const meta = await client.modelMetadata(o.model, o.version);
     const shape = await modelShape(client, o, meta.inputs[0]?.shape[0]);
@@ -65,7 +74,8 @@ async function run(o: PerfOptions): Promise<number> {
     const data = await buildInputs(meta.inputs, shape.batching, o.batchSize, o.shapes, o.inputData);
     // The data is written to the regions once; every request then names its slots.
     if (o.sharedMemory === 'system') shm = await perfSharedMemory(client, data, meta.outputs.map((x) => x.name), o.outputSharedMemorySize);
-    const send = sender(client, o, shape, data, shm);
+    load = sender(client, o, shape, data, shm);
+    const send = load.send;
     const stats = async () => snapshot(await client.modelStatistics());
     out.write([
       '*** Measurement Settings ***',
@@ -99,6 +109,7 @@ async function run(o: PerfOptions): Promise<number> {
     if (o.csvFile) await writeFile(o.csvFile, formatCsv(results, o.mode, o.verboseCsv));
     return 0;
   } finally {
+    load?.close();
     await shm?.close();
     await client.close();
   }
