@@ -18,7 +18,7 @@ const PATH = '/inference.GRPCInferenceService/ModelInfer';
 const PLAIN_ADDRESS = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
 
 export interface UnaryLoad {
-  /** One ModelInfer with data step `step`'s request; resolves on an OK status. */
+  /** One ModelInfer with the request of data step `step` (modulo the steps); resolves on an OK status. */
   send(step: number): Promise<void>;
   close(): void;
 }

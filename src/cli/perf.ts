@@ -38,7 +38,7 @@ function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data
   const options = (at: number): InferOptions => ({ ...(o.version === undefined ? {} : { version: o.version }), ...shm?.options(at) });
   if (o.protocol === 'grpc' && !shape.sequence && !o.streaming && plainGrpcAddress(o.url)) {
     const load = grpcUnaryLoad(o.url, o.model, data, options);
-    return { send: () => load.send(step++ % data.length), close: () => load.close() };
+    return { send: () => load.send(step++), close: () => load.close() };
   }
   const seqs = new Map<number, { id: number; n: number }>();
   let nextId = 1 + Math.floor(Math.random() * 1e9);
