@@ -9,9 +9,7 @@
  * a plain `host:port`; the SDK client serves every other case.
  */
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
-import { ClientError, type InferOptions, type Tensor } from '../client/index.js';
-import { encodeGrpcInfer } from '../client/grpc/encode-grpc-infer.js';
-import { inferenceServiceDefinition } from '../client/grpc/load-client-protos.js';
+import { ClientError, encodeModelInferMessage, type InferOptions, type Tensor } from '../client/index.js';
 
 const PATH = '/inference.GRPCInferenceService/ModelInfer';
 /** `host:port`, a bracketed IPv6 address with its port, or a host alone (gRPC's default port then). */
@@ -26,19 +24,6 @@ export interface UnaryLoad {
 /** Whether `address` is one this load can dial (anything else goes through the SDK client). */
 export function plainGrpcAddress(address: string): boolean {
   return PLAIN_ADDRESS.test(address);
-}
-
-/** The request of each data step as the bytes of one gRPC message (length-prefixed, uncompressed). */
-function framedRequests(model: string, steps: readonly (readonly Tensor[])[], options: (step: number) => InferOptions): Buffer[] {
-  const serialize = inferenceServiceDefinition().ModelInfer!.requestSerialize;
-  return steps.map((inputs, i) => {
-    const message = serialize(encodeGrpcInfer(model, inputs, options(i)));
-    const frame = Buffer.allocUnsafe(5 + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
-    return frame;
-  });
 }
 
 /** The call's error from its status headers or trailers, or undefined for OK. */
@@ -56,7 +41,7 @@ function statusError(headers: IncomingHttpHeaders): ClientError | undefined {
 }
 
 export function grpcUnaryLoad(address: string, model: string, steps: readonly (readonly Tensor[])[], options: (step: number) => InferOptions): UnaryLoad {
-  const frames = framedRequests(model, steps, options);
+  const frames = steps.map((inputs, i) => encodeModelInferMessage(model, inputs, options(i)));
   const authority = `http://${address.includes(':') && !address.endsWith(']') ? address : `${address}:8001`}`;
   let session: ClientHttp2Session | undefined;
   const connect = (): ClientHttp2Session => {

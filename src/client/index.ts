@@ -4,7 +4,7 @@
  */
 export { createHttpClient } from './http/index.js';
 export type { HttpClient, HttpClientOptions } from './http/index.js';
-export { createGrpcClient } from './grpc/index.js';
+export { createGrpcClient, encodeModelInferMessage } from './grpc/index.js';
 export type { GrpcClient, GrpcClientOptions } from './grpc/index.js';
 export { ClientError } from './client-error.js';
 export { ROUTING_HEADER } from './routing-key.js';
