@@ -3,7 +3,6 @@ import { tensorToBytes, type Tensor } from '../../tensor/index.js';
 import { inferParameters } from '../infer-parameters.js';
 import { sharedMemoryParameters } from '../shared-memory.js';
 import type { InferOptions } from '../types.js';
-import { inferenceServiceDefinition } from './load-client-protos.js';
 
 /**
  * A ModelInferRequest with every input in raw_input_contents (numeric tensors as views of their
@@ -36,15 +35,3 @@ export function encodeGrpcInfer(model: string, inputs: readonly Tensor[], option
   return msg;
 }
 
-/**
- * The ModelInferRequest as the bytes of one gRPC message: uncompressed, with its 5-byte length
- * prefix, ready to send on an HTTP/2 stream as many times as needed (a load generator encodes once).
- */
-export function encodeModelInferMessage(model: string, inputs: readonly Tensor[], options: InferOptions): Buffer {
-  const message = inferenceServiceDefinition().ModelInfer!.requestSerialize(encodeGrpcInfer(model, inputs, options));
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  return frame;
-}

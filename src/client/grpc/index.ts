@@ -1,3 +1,3 @@
 export { createGrpcClient } from './create-grpc-client.js';
 export type { GrpcClient, GrpcClientOptions } from './create-grpc-client.js';
-export { encodeModelInferMessage } from './encode-grpc-infer.js';
+export { encodeModelInferMessage } from './encode-model-infer-message.js';
