@@ -28,8 +28,11 @@ test("a captured request records the variant's answer and the mirror's, side by 
   const edge = createDataPlane(server, { capture }).edge();
   const headers = { get: (h: string) => (h === 'x-user' ? 'alice' : undefined), entries: () => [] };
   const [answer] = await lastValueFrom(edge.infer({ model: 'greet', id: 'r-1', inputs: [createTensor('X', 'FP32', [1, 1], [7])] }, headers).responses.pipe(toArray()));
+  // Each record is written when its own call ends: the mirror's copy may end, and be written,
+  // before the request's and the variant's records are (seen on a loaded machine), so wait for all three.
   const end = Date.now() + 15_000;
-  while (!sink.records().some((r) => r.kind === 'mirror') && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  const written = () => ['request', 'variant', 'mirror'].every((k) => sink.records().some((r) => r.kind === k));
+  while (!written() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   // Grouped as `tributary inspect` reads them (tensor data two records share is written once).
   const [request] = sink.requests();
   const records = request!.records;
