@@ -17,7 +17,7 @@ export {
   decodeInferRequest, encodeInferResponse, encodeInferResponseParts, encodeInferRequest, decodeInferResponse, outputFromJson,
 } from './v2-json.js';
 export type {
-  DecodeContext, DecodedInfer, SharedMemoryAccess,
+  DecodeContext, DecodedInfer, ResponseEncoding, SharedMemoryAccess,
 } from './v2-json.js';
 export { jsonWireBytes, rawBytesJsonText } from './raw-bytes-json.js';
 export { decodeGenerateRequest, encodeGenerateResponse } from './generate.js';

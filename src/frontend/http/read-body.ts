@@ -60,10 +60,15 @@ export interface BodySource {
 }
 
 /** Where the binary section will start: a valid header length, else 0 (nothing to align). */
-function splitPoint(request: BodySource, size: number): number {
-  const v = request.headers[HEADER_LENGTH];
+function splitPoint(headers: IncomingHttpHeaders, size: number): number {
+  const v = headers[HEADER_LENGTH];
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : 0;
   return n <= size ? n : 0;
+}
+
+/** The buffer a body of `size` bytes with these headers is read into: its binary section 8-byte aligned. */
+export function bodyBuffer(headers: IncomingHttpHeaders, size: number): Buffer {
+  return alignedBuffer(size, splitPoint(headers, size));
 }
 
 /**
@@ -90,7 +95,7 @@ export function readBody(limit: number) {
     // An inflating preParsing stream yields a different (unknown) number of bytes.
     const inflating = (payload as { receivedEncodedLength?: number }).receivedEncodedLength !== undefined;
     const direct = !inflating && Number.isSafeInteger(declared) && declared >= 0 && declared <= PREALLOCATE_MAX;
-    const body = direct ? alignedBuffer(declared, splitPoint(request, declared)) : undefined;
+    const body = direct ? bodyBuffer(request.headers, declared) : undefined;
     // Only a body without a usable Content-Length collects chunks.
     const chunks: Buffer[] | undefined = body ? undefined : [];
     let received = 0;
@@ -121,7 +126,7 @@ export function readBody(limit: number) {
       const seen = (payload as { receivedEncodedLength?: number }).receivedEncodedLength || received;
       if (!Number.isNaN(declared) && seen !== declared) return finish(Errors.httpMalformed(`the request body has ${seen} bytes, its Content-Length says ${declared}`));
       if (body) return finish(null, body);
-      const out = alignedBuffer(received, splitPoint(request, received));
+      const out = bodyBuffer(request.headers, received);
       let p = 0;
       for (const c of chunks!) { out.set(c, p); p += c.length; }
       finish(null, out);

@@ -146,6 +146,22 @@ export function answerOnce(
   fail: (e: unknown) => void,
   tooMany: () => unknown,
 ): void {
+  const cancel = startOnce(model, call, send, fail, tooMany);
+  if (cancel) res.on('close', cancel);
+}
+
+/**
+ * answerOnce without a response object: returns what stops the request if its client goes first
+ * (a no-op once it is answered), or undefined when it was answered or failed while starting. The
+ * socket lane (infer-lane.ts) keeps it per connection rather than adding a listener per request.
+ */
+export function startOnce(
+  model: string,
+  call: { start(sink: ResponseSink): StopRequest },
+  send: (r: InferenceResponse) => void,
+  fail: (e: unknown) => void,
+  tooMany: () => unknown,
+): (() => void) | undefined {
   let first: InferenceResponse | undefined;
   let done = false;
   // Assigned when start() returns: a second response sent inside it finds it undefined.
@@ -179,16 +195,17 @@ export function answerOnce(
     stop = call.start(sink);
   } catch (e) {
     sink.error(e);
-    return;
+    return undefined;
   }
   if (done) {
     stop();
-    return;
+    return undefined;
   }
-  res.on('close', () => {
+  const started = stop;
+  return () => {
     if (!done) {
       done = true;
-      stop!();
+      started();
     }
-  });
+  };
 }
