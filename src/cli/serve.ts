@@ -218,7 +218,8 @@ async function serveOnce(argv: readonly string[]): Promise<number> {
         const { tls: _tls, ...plain } = httpOptions;
         const p = await startHttpServer(front, {
           ...plain, port: 0, host: '127.0.0.1', exclusive: true, restrictions: httpRestrictions,
-          ...(sharedMemory ? { sharedMemory } : {}), dataPlane, streamBudget,
+          // Every answer names the replica (the listener below): the socket lane's would not.
+          ...(sharedMemory ? { sharedMemory } : {}), dataPlane, streamBudget, inferLane: false,
         });
         p.app.server.prependListener('request', (_req, res) => { res.setHeader(REPLICA_HEADER, String(process.pid)); });
         closers.push(() => p.close(FLUSH_GRACE_MS));

@@ -12,6 +12,7 @@
  * The OpenAI-compatible API (/v1, src/frontend/openai/) is served beside KServe v2, through the
  * same edge, stream account and bounds, or alone (`apis: 'openai'`: --openai-port).
  */
+import type { Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Server } from '../../server/index.js';
@@ -26,6 +27,7 @@ import { answerPlainHttp, httpsServerOptions, type HttpTlsOptions } from './http
 import { registerGenerateRoutes } from './generate-routes.js';
 import { registerInferRoutes } from './infer-routes.js';
 import { serveInferDirectly } from './fast-infer.js';
+import { serveInferLane } from './infer-lane.js';
 import { routeByHeader, type SequenceRouting } from './sequence-routing.js';
 import { createHttpForwarder, type SequenceOwners } from '../forward/index.js';
 import { jsonAwareParser, jsonBodyOf } from './json-body.js';
@@ -63,6 +65,12 @@ export interface HttpServerOptions extends Partial<HttpLimits> {
    * true). false sends every request through fastify's route, e.g. to compare the two.
    */
   directInfer?: boolean;
+  /**
+   * On plain HTTP, read and answer those requests on the socket itself, before node's HTTP server
+   * (infer-lane.ts; default true). false leaves them to the lean listener on node's server: needed
+   * where a 'request' listener added to the server must see every request (the lane's never reach it).
+   */
+  inferLane?: boolean;
   /** Categories that demand a header (--http-restricted-api); absent or empty: every route is open. */
   restrictions?: RestrictionTable;
   logger?: boolean;
@@ -123,6 +131,9 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
       ? { https: { ...nodeOptions, ...httpsServerOptions(options.tls, limits.headerTimeoutMs) } }
       : { http: nodeOptions }),
   });
+  // node's HTTP parser, taken before the guard's listener is put in front: the socket lane calls it
+  // for the connections it hands over (infer-lane.ts).
+  const nodeConnectionListeners = app.server.listeners('connection') as ((socket: Socket) => void)[];
   // The time to a first request is node's header timeout (a 408 says why), so the guard sets none.
   const guard = guardConnections(app.server, {
     maxConnections: limits.maxConnections, maxPending: limits.maxPendingConnections, handshakeTimeoutMs: 0, idleTimeoutMs: 0,
@@ -188,7 +199,15 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
   // The ordinary unary /infer without fastify's request machinery (fast-infer.ts). Replicas that
   // relay sequences keep the route, which knows where a sequence lives.
   if (!routing && options.directInfer !== false) {
-    serveInferDirectly(app.server, { plane, edge, sharedMemory: shm, maxInputSize: limits.maxInputSize, restrictions: options.restrictions ?? new Map() });
+    const restrictions = options.restrictions ?? new Map();
+    serveInferDirectly(app.server, { plane, edge, sharedMemory: shm, maxInputSize: limits.maxInputSize, restrictions });
+    // On plain HTTP, most of them are read off the socket before node's server sees them.
+    if (!options.tls && options.inferLane !== false) {
+      serveInferLane(app.server, nodeConnectionListeners, {
+        plane, edge, sharedMemory: shm, maxInputSize: limits.maxInputSize, restrictions,
+        headerTimeoutMs: limits.headerTimeoutMs, requestTimeoutMs: limits.requestTimeoutMs, guard,
+      });
+    }
   }
   // After routeByHeader, which wraps the 'request' listeners there are: a relayed request counts too.
   app.server.prependListener('request', (req) => guard.established(req.socket));

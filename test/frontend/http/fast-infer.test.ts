@@ -27,6 +27,7 @@ interface Served { app: FastifyInstance; base: string; viaRoute: () => number }
 let repo: string;
 let server: Server;
 let lean: Served;
+let laned: Served;
 let route: Served;
 let restricted: Served;
 
@@ -43,13 +44,16 @@ before(async () => {
   repo = mkdtempSync(join(tmpdir(), 'tributary-fast-infer-'));
   cpSync(FIXTURE, repo, { recursive: true });
   server = await createServer({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['*'] });
-  lean = await serve({});
+  // The lean listener on node's server, without the socket lane in front of it (infer-lane.ts,
+  // which answers the same requests on plain HTTP, is compared too).
+  lean = await serve({ inferLane: false });
+  laned = await serve({});
   route = await serve({ directInfer: false });
   restricted = await serve({ restrictions: parseRestrictions('http-restricted-api', ['inference:x-key=secret']) });
 });
 
 after(async () => {
-  await Promise.all([lean.app.close(), route.app.close(), restricted.app.close()]);
+  await Promise.all([lean.app.close(), laned.app.close(), route.app.close(), restricted.app.close()]);
   await server.close();
   rmSync(repo, { recursive: true, force: true });
 });
@@ -70,13 +74,16 @@ function post(base: string, path: string, body: Buffer | string, headers: Record
 
 /** The same request to both servers: identical status, body and the headers a client reads. */
 async function same(path: string, body: Buffer | string, headers: Record<string, string | number> = {}): Promise<Answer> {
-  const [a, b] = [await post(lean.base, path, body, headers), await post(route.base, path, body, headers)];
-  assert.equal(a.status, b.status, `${path}: status`);
-  assert.deepEqual(a.body, b.body, `${path}: body ${a.body.toString().slice(0, 200)} vs ${b.body.toString().slice(0, 200)}`);
-  for (const h of ['content-type', 'content-length', 'inference-header-content-length', 'connection', 'content-encoding']) {
-    assert.equal(a.headers[h], b.headers[h], `${path}: header ${h}`);
+  const b = await post(route.base, path, body, headers);
+  const answers = [await post(lean.base, path, body, headers), await post(laned.base, path, body, headers)];
+  for (const a of answers) {
+    assert.equal(a.status, b.status, `${path}: status`);
+    assert.deepEqual(a.body, b.body, `${path}: body ${a.body.toString().slice(0, 200)} vs ${b.body.toString().slice(0, 200)}`);
+    for (const h of ['content-type', 'content-length', 'inference-header-content-length', 'connection', 'content-encoding']) {
+      assert.equal(a.headers[h], b.headers[h], `${path}: header ${h}`);
+    }
   }
-  return a;
+  return answers[0]!;
 }
 
 const json = (o: unknown) => JSON.stringify(o);
@@ -84,6 +91,7 @@ const fp32 = { name: 'INPUT0', datatype: 'FP32', shape: [1, 16], data: Array.fro
 
 test('ordinary requests are served without fastify and answered exactly as the route answers them', async () => {
   const before = lean.viaRoute();
+  const laneBefore = laned.viaRoute();
   // JSON in, JSON out; with and without a version; with and without a content type.
   await same('/v2/models/identity_fp32/infer', json({ id: 'a', inputs: [fp32] }), { 'content-type': 'application/json' });
   await same('/v2/models/identity_fp32/versions/1/infer', json({ inputs: [fp32] }));
@@ -97,6 +105,7 @@ test('ordinary requests are served without fastify and answered exactly as the r
   assert.ok(Number(bin.headers['inference-header-content-length']) > 0);
   await same('/v2/models/identity_fp32/infer', json({ inputs: [fp32], outputs: [{ name: 'OUTPUT0', parameters: { binary_data: false } }] }), { 'content-type': 'text/plain;charset=UTF-8' });
   assert.equal(lean.viaRoute(), before, 'none of them reached fastify');
+  assert.equal(laned.viaRoute(), laneBefore, 'none of them reached fastify behind the socket lane');
 });
 
 test('refusals on the lean path are the route\'s: status, words and headers', async () => {
@@ -139,9 +148,10 @@ test('what is out of the ordinary goes to the route, which keeps every behaviour
     ['not versions', '/v2/models/identity_fp32/version/1/infer', {}, body],
   ];
   for (const [what, path, headers, b] of cases) {
-    const n = lean.viaRoute();
+    const [n, m] = [lean.viaRoute(), laned.viaRoute()];
     const a = await same(path, b, headers);
     assert.equal(lean.viaRoute(), n + 1, `${what}: served by the route`);
+    assert.equal(laned.viaRoute(), m + 1, `${what}: served by the route behind the socket lane`);
     assert.ok(a.status < 500, `${what}: ${a.status}`);
   }
   // The lean path's own reading of names: a version, and a name at the bound; past the bound the
