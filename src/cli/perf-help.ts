@@ -41,5 +41,6 @@ not time them apart, so they are inside the latency and the network column.
 Plain gRPC requests (a host:port URL, no --streaming, not a sequence model) go out on HTTP/2
 directly, each data step's message encoded once; an answer's status is checked, its outputs are
 not decoded. The SDK's gRPC client (grpc-js) costs about as much CPU per call as the server spends
-answering it, and perf would measure it instead of the server.
+answering it, and perf would measure it instead of the server. Metadata, statistics and
+shared-memory calls go on connections of their own: the load's carry only inference requests.
 `;

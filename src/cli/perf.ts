@@ -61,8 +61,14 @@ function sender(client: InferenceClient, o: PerfOptions, shape: ModelShape, data
   return { send, close: () => undefined };
 }
 
+const connect = (o: PerfOptions): InferenceClient => (o.protocol === 'grpc' ? createGrpcClient({ address: o.url }) : createHttpClient({ url: o.url }));
+
 async function run(o: PerfOptions): Promise<number> {
-  const client = o.protocol === 'grpc' ? createGrpcClient({ address: o.url }) : createHttpClient({ url: o.url });
+  // Metadata, statistics and shared-memory calls on a client of their own: the load's connections
+  // carry only inference requests (as perf_analyzer's do), so a server may serve them on a lane of
+  // their own (Tributary's HTTP socket lane keeps a connection only while it carries nothing else).
+  const client = connect(o);
+  const loadClient = connect(o);
   const out = process.stdout;
   let shm: PerfSharedMemory | undefined;
   let load: { send: SendOne; close(): void } | undefined;
@@ -74,7 +80,7 @@ async function run(o: PerfOptions): Promise<number> {
     const data = await buildInputs(meta.inputs, shape.batching, o.batchSize, o.shapes, o.inputData);
     // The data is written to the regions once; every request then names its slots.
     if (o.sharedMemory === 'system') shm = await perfSharedMemory(client, data, meta.outputs.map((x) => x.name), o.outputSharedMemorySize);
-    load = sender(client, o, shape, data, shm);
+    load = sender(loadClient, o, shape, data, shm);
     const send = load.send;
     const stats = async () => snapshot(await client.modelStatistics());
     out.write([
@@ -112,6 +118,7 @@ async function run(o: PerfOptions): Promise<number> {
     load?.close();
     await shm?.close();
     await client.close();
+    await loadClient.close();
   }
 }
 
