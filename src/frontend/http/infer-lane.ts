@@ -227,6 +227,8 @@ class LaneConnection {
   }
 
   readonly #onData = (chunk: Buffer): void => {
+    // After an answer with `Connection: close`, or a refusal: nothing more is read or kept.
+    if (this.#gone) return;
     if (this.#since < 0) this.#since = performance.now();
     const incoming = this.#incoming;
     if (incoming !== undefined) {
@@ -243,6 +245,8 @@ class LaneConnection {
       this.#next();
       return;
     }
+    // A head sent a few bytes at a time is copied and searched again at each piece: within node's
+    // 16 KiB head bound that costs about what each read costs anyway, so no incremental parser.
     this.#buf = this.#buf === undefined ? chunk : Buffer.concat([this.#buf, chunk]);
     if (this.#busy) {
       if (this.#buf.length > MAX_WAITING_BYTES) this.socket.pause();
@@ -381,8 +385,9 @@ class LaneConnection {
       socket.uncork();
     }
     if (close) {
+      // Closed once the answer is out, whether or not the client ends its side.
       this.#gone = true;
-      socket.end();
+      socket.end(() => socket.destroy());
       return;
     }
     if (socket.isPaused()) socket.resume();
