@@ -38,6 +38,9 @@ import { parseRequestHead, type RequestHead } from './parse-request-head.js';
 import { bodyBuffer } from './read-body.js';
 import { RequestHeaders } from './request-headers.js';
 import { startOnce } from './respond-stream.js';
+import { createLogger } from '../../logger.js';
+
+const log = createLogger('http');
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 /** Largest body the lane takes; past it node's path reads the body its own way (read-body.ts). */
@@ -229,6 +232,18 @@ class LaneConnection {
   readonly #onData = (chunk: Buffer): void => {
     // After an answer with `Connection: close`, or a refusal: nothing more is read or kept.
     if (this.#gone) return;
+    try {
+      this.#read(chunk);
+    } catch (e) {
+      // A fault of the lane's own (what a request can get wrong is answered, not thrown) costs
+      // this connection, never the process and its other requests.
+      log.error(`HTTP: closing a connection after an unexpected error: ${(e as Error).stack ?? String(e)}`);
+      this.#gone = true;
+      this.socket.destroy();
+    }
+  };
+
+  #read(chunk: Buffer): void {
     if (this.#since < 0) this.#since = performance.now();
     const incoming = this.#incoming;
     if (incoming !== undefined) {
@@ -253,7 +268,7 @@ class LaneConnection {
       return;
     }
     this.#next();
-  };
+  }
 
   readonly #onEnd = (): void => {
     // As node's server does (its httpAllowHalfOpen is off): a client that ends its side has left;

@@ -289,3 +289,41 @@ test('closing the server closes the lane\'s idle connections at once and lets a 
   await closing;
   assert.equal(lane.served, 2);
 });
+
+test('mangled requests (bytes flipped, cut, CR and LF put in) never cost the server: each gets an answer or a closed connection, and a good request still works', async () => {
+  const { http, lane } = await serve({ headerTimeoutMs: 1000, requestTimeoutMs: 1000 });
+  try {
+    // A fixed-seed generator: the same 120 mangled requests every run.
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const good = inferRequest(5);
+    const mangle = (): Buffer => {
+      const b = Buffer.from(good);
+      switch (random(4)) {
+        case 0: for (let i = 0; i < 3; i++) b[random(b.length)] = random(256); return b;
+        case 1: return b.subarray(0, random(b.length));
+        case 2: { const at = random(b.length); return Buffer.concat([b.subarray(0, at), Buffer.from(random(2) ? '\r\n' : '\n'), b.subarray(at)]); }
+        default: { const at = random(b.length); return Buffer.concat([b.subarray(0, at), Buffer.from([0x0d]), b.subarray(at + 1)]); }
+      }
+    };
+    const outcomes = await Promise.all(Array.from({ length: 120 }, async () => {
+      const c = new RawClient(http.port);
+      c.write(mangle());
+      const a = await Promise.race([c.answer(), new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 3000))]);
+      c.close();
+      return a === 'waiting' ? 'waiting' : a === undefined ? 'closed' : a.status;
+    }));
+    assert.ok(!outcomes.includes('waiting'), 'every one answered or closed within the timeouts');
+    assert.ok(outcomes.every((o) => o === 'closed' || (typeof o === 'number' && o >= 200 && o < 500)), `outcomes: ${outcomes.join(' ')}`);
+    const c = new RawClient(http.port);
+    c.write(inferRequest(9));
+    assert.deepEqual(outputOf((await c.answer())!).outputs[0]!.data, values(9));
+    c.close();
+    assert.ok(lane.served > 0 && lane.handedOver > 0, `served ${lane.served}, handed over ${lane.handedOver}`);
+  } finally {
+    await http.close();
+  }
+});
