@@ -213,10 +213,13 @@ class LaneConnection {
     if (this.#gone || this.#busy) return;
     const o = this.lane.o;
     if (this.#since >= 0) {
-      const [limit, what] = this.#incoming === undefined
-        ? [o.headerTimeoutMs, Errors.httpTimeout('line and headers', o.headerTimeoutMs / 1000, '--http-header-timeout-secs')] as const
-        : [o.requestTimeoutMs, Errors.httpTimeout('body', o.requestTimeoutMs / 1000, '--http-request-timeout-secs')] as const;
-      if (limit > 0 && now - this.#since >= limit) this.#refuse(what);
+      const head = this.#incoming === undefined;
+      const limit = head ? o.headerTimeoutMs : o.requestTimeoutMs;
+      if (limit > 0 && now - this.#since >= limit) {
+        this.#refuse(head
+          ? Errors.httpTimeout('line and headers', limit / 1000, '--http-header-timeout-secs')
+          : Errors.httpTimeout('body', limit / 1000, '--http-request-timeout-secs'));
+      }
       return;
     }
     const keepAlive = this.lane.server.keepAliveTimeout;
@@ -273,12 +276,7 @@ class LaneConnection {
   readonly #onEnd = (): void => {
     // As node's server does (its httpAllowHalfOpen is off): a client that ends its side has left;
     // what runs is stopped, and what was half sent is dropped.
-    this.#gone = true;
-    this.#buf = undefined;
-    this.#incoming = undefined;
-    const cancel = this.#cancel;
-    this.#cancel = undefined;
-    cancel?.();
+    this.#leave();
     this.socket.end();
   };
 
@@ -287,14 +285,19 @@ class LaneConnection {
   };
 
   readonly #onClose = (): void => {
+    this.#leave();
+    this.lane.forget(this);
+  };
+
+  /** The client is gone: the running request is stopped, nothing more is read or kept. */
+  #leave(): void {
     this.#gone = true;
     this.#buf = undefined;
     this.#incoming = undefined;
     const cancel = this.#cancel;
     this.#cancel = undefined;
     cancel?.();
-    this.lane.forget(this);
-  };
+  }
 
   /** Take the requests waiting in #buf, one at a time, while none runs. */
   #next(): void {
