@@ -27,7 +27,8 @@ export function inflateRequest(request: FastifyRequest, payload: Readable): Read
   return payload.pipe(inflater);
 }
 
-function pick(accept: string): 'gzip' | 'deflate' | undefined {
+/** The encoding an inference answer gets for this Accept-Encoding: gzip before deflate, none without either. */
+export function pickEncoding(accept: string): 'gzip' | 'deflate' | undefined {
   const accepted = new Set<string>();
   for (const part of accept.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -42,7 +43,7 @@ function pick(accept: string): 'gzip' | 'deflate' | undefined {
 /** The encoding the onSend hook would use for a body of `size` bytes, if any. */
 export function responseEncoding(request: FastifyRequest, size: number, threshold: number): 'gzip' | 'deflate' | undefined {
   const accept = request.headers['accept-encoding'];
-  return accept && size >= threshold ? pick(accept) : undefined;
+  return accept && size >= threshold ? pickEncoding(accept) : undefined;
 }
 
 /**

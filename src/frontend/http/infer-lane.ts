@@ -19,12 +19,14 @@
  * request whose client went away, bounds the time to a whole head and a whole request (the 408s
  * node's parser gives, --http-header-timeout-secs and --http-request-timeout-secs) and how long a
  * connection may sit idle between requests (the server's keep-alive timeout), answers with
- * `Connection: close` and closes when the client asked or the server drains, and closes idle
- * connections when the server closes (server.closeIdleConnections covers the lane's). The connection guard counts the
- * connection as established at its first request, as it does on node's side.
+ * `Connection: close` and closes when the client asked or the server drains, compresses answers as
+ * the route does when the client accepts it (compression.ts's rule), and closes idle connections
+ * when the server closes (server.closeIdleConnections covers the lane's). The connection guard
+ * counts the connection as established at its first request, as it does on node's side.
  */
 import { STATUS_CODES, maxHeaderSize, type Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
+import { deflate, gzip } from 'node:zlib';
 import { Errors, type TributaryError } from '../../errors.js';
 import type { DataPlane, Edge, OpenCall } from '../../dataplane/index.js';
 import type { ResponseEncoding, SharedMemoryAccess } from '../../protocol/index.js';
@@ -38,6 +40,7 @@ import { parseRequestHead, type RequestHead } from './parse-request-head.js';
 import { bodyBuffer } from './read-body.js';
 import { RequestHeaders } from './request-headers.js';
 import { startOnce } from './respond-stream.js';
+import { pickEncoding } from './compression.js';
 import { createLogger } from '../../logger.js';
 
 const log = createLogger('http');
@@ -63,6 +66,8 @@ export interface InferLaneOptions {
   headerTimeoutMs: number;
   /** Time to a whole request, body included; 0 = none. */
   requestTimeoutMs: number;
+  /** Answers of at least this many bytes are compressed when the client accepts it, as the route's are. */
+  compressThreshold: number;
   guard: ConnectionGuard;
 }
 
@@ -323,7 +328,7 @@ class LaneConnection {
     }
     const head = end + 4 <= lane.maxHeaderSize && lane.server.listening ? parseRequestHead(buf, end) : undefined;
     const target = head !== undefined && head.contentLength <= Math.min(lane.o.maxInputSize, MAX_LANE_BODY) ? inferTarget(head.target) : undefined;
-    if (target === undefined || !ordinaryHeaders(head!.headers, lane.o.restrictions)) {
+    if (target === undefined || !ordinaryHeaders(head!.headers, lane.o.restrictions, true)) {
       this.#handOver();
       return false;
     }
@@ -365,29 +370,50 @@ class LaneConnection {
       encoding = decoded.encoding;
       call = o.edge.open(decoded.request, new RequestHeaders(head.headers));
     } catch (e) {
-      this.#answer(errorAnswer(e), undefined, head.close);
+      this.#answer(errorAnswer(e), undefined, head);
       return;
     }
     const cancel = startOnce(
       target.model, call,
-      (r) => this.#answer(inferAnswer(r, encoding, o.sharedMemory), call.traceparent(), head.close),
-      (e) => this.#answer(errorAnswer(e), undefined, head.close),
+      (r) => this.#answer(inferAnswer(r, encoding, o.sharedMemory), call.traceparent(), head),
+      (e) => this.#answer(errorAnswer(e), undefined, head),
       () => Errors.tooManyResponses(target.model),
     );
     // Unless it was answered already (and another request may run now).
     if (this.#seq === seq && this.#busy) this.#cancel = cancel;
   }
 
-  #answer(a: InferAnswer, traceparent: string | undefined, clientClose: boolean): void {
-    this.#busy = false;
+  /**
+   * The answer to the request `request`: compressed first when the client accepts it and it is
+   * large enough (the route's rule, compression.ts; on zlib's threads, the request still counted
+   * as running), then written.
+   */
+  #answer(a: InferAnswer, traceparent: string | undefined, request: RequestHead): void {
     this.#cancel = undefined;
+    const accept = request.headers['accept-encoding'];
+    const encoding = accept !== undefined && a.length >= this.lane.o.compressThreshold ? pickEncoding(accept) : undefined;
+    if (encoding === undefined || this.#gone) {
+      this.#write(a, traceparent, request.close, undefined);
+      return;
+    }
+    const whole = a.body instanceof Uint8Array ? a.body : Buffer.concat(a.body);
+    (encoding === 'gzip' ? gzip : deflate)(whole, (err, out) => {
+      if (err) this.#write(errorAnswer(err), undefined, request.close, undefined);
+      else this.#write({ ...a, length: out.byteLength, body: out }, traceparent, request.close, encoding);
+    });
+  }
+
+  #write(a: InferAnswer, traceparent: string | undefined, clientClose: boolean, encoding: string | undefined): void {
+    this.#busy = false;
     if (this.#gone) return;
     const socket = this.socket;
     const close = clientClose || this.lane.o.plane.draining() || !this.lane.server.listening;
     let head = `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status] ?? ''}\r\n`;
     if (traceparent !== undefined) head += `traceparent: ${traceparent}\r\n`;
     if (a.headerLength !== undefined) head += `inference-header-content-length: ${a.headerLength}\r\n`;
-    head += `content-type: ${a.contentType}\r\ncontent-length: ${a.length}\r\nDate: ${httpDate()}\r\n`;
+    head += `content-type: ${a.contentType}\r\ncontent-length: ${a.length}\r\n`;
+    if (encoding !== undefined) head += `content-encoding: ${encoding}\r\nvary: Accept-Encoding\r\n`;
+    head += `Date: ${httpDate()}\r\n`;
     head += close ? 'Connection: close\r\n\r\n' : `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.lane.server.keepAliveTimeout / 1000)}\r\n\r\n`;
     const body = a.body;
     if (body instanceof Uint8Array && a.length < ONE_WRITE_MAX) {

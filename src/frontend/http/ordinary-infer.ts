@@ -5,7 +5,7 @@
  * ordinary goes to fastify's route, which keeps every behaviour it has (its errors, compression,
  * SSE, refusals): a percent-encoded or over-long name, a query string, a compressed body, a client
  * that accepts a compressed answer, an event stream, a restricted inference category without the
- * right header.
+ * right header. (The socket lane compresses as the route does: a compressed answer is no reason there.)
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { headerMatches, type RestrictionTable } from '../restrict/index.js';
@@ -49,8 +49,12 @@ const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN
 /** The last content type found well-formed: a client sends the same one on every request. */
 let lastMediaType = 'application/octet-stream';
 
-/** Headers an ordinary /infer request may carry: nothing that asks for the route's other behaviours. */
-export function ordinaryHeaders(headers: IncomingHttpHeaders, restrictions: RestrictionTable): boolean {
+/**
+ * Headers an ordinary /infer request may carry: nothing that asks for the route's other behaviours.
+ * `compresses`: the caller compresses answers as the route does (the socket lane), so a client that
+ * accepts a compressed answer is ordinary too.
+ */
+export function ordinaryHeaders(headers: IncomingHttpHeaders, restrictions: RestrictionTable, compresses = false): boolean {
   const type = headers['content-type'];
   if (type !== undefined && type !== lastMediaType) {
     if (!MEDIA_TYPE.test(type)) return false;
@@ -58,7 +62,7 @@ export function ordinaryHeaders(headers: IncomingHttpHeaders, restrictions: Rest
   }
   if (headers['content-encoding'] !== undefined) return false;
   const acceptEncoding = headers['accept-encoding'];
-  if (acceptEncoding !== undefined && (acceptEncoding.includes('gzip') || acceptEncoding.includes('deflate'))) return false;
+  if (!compresses && acceptEncoding !== undefined && (acceptEncoding.includes('gzip') || acceptEncoding.includes('deflate'))) return false;
   const accept = headers.accept;
   if (accept !== undefined && accept.includes('text/event-stream')) return false;
   const restriction = restrictions.get('inference');

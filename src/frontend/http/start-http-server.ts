@@ -205,7 +205,7 @@ export function buildHttpApp(server: Server, options: Omit<HttpServerOptions, 'p
     if (!options.tls && options.inferLane !== false) {
       serveInferLane(app.server, nodeConnectionListeners, {
         plane, edge, sharedMemory: shm, maxInputSize: limits.maxInputSize, restrictions,
-        headerTimeoutMs: limits.headerTimeoutMs, requestTimeoutMs: limits.requestTimeoutMs, guard,
+        headerTimeoutMs: limits.headerTimeoutMs, requestTimeoutMs: limits.requestTimeoutMs, compressThreshold, guard,
       });
     }
   }

@@ -151,7 +151,9 @@ test('what is out of the ordinary goes to the route, which keeps every behaviour
     const [n, m] = [lean.viaRoute(), laned.viaRoute()];
     const a = await same(path, b, headers);
     assert.equal(lean.viaRoute(), n + 1, `${what}: served by the route`);
-    assert.equal(laned.viaRoute(), m + 1, `${what}: served by the route behind the socket lane`);
+    // The socket lane compresses answers as the route does: a client that accepts gzip stays on it.
+    const laneServes = what === 'a client that accepts gzip';
+    assert.equal(laned.viaRoute(), laneServes ? m : m + 1, `${what}: ${laneServes ? 'the socket lane' : 'the route behind the socket lane'}`);
     assert.ok(a.status < 500, `${what}: ${a.status}`);
   }
   // The lean path's own reading of names: a version, and a name at the bound; past the bound the

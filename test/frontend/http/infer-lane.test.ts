@@ -101,9 +101,10 @@ function inferRequest(k: number, extra: string[] = [], model = 'identity_fp32'):
 
 const outputOf = (a: Answer) => (JSON.parse(a.body.toString()) as { id: string; outputs: { data: number[] }[] });
 
-test('ordinary requests are answered by the lane as node\'s path answers them', async () => {
-  const lane = await serve();
-  const node = await serve({ inferLane: false });
+test('ordinary requests are answered by the lane as node\'s path answers them, compressed when the client accepts it', async () => {
+  // A low threshold: the identity model's answers are compressed when the client accepts it.
+  const lane = await serve({ compressThreshold: 64 });
+  const node = await serve({ inferLane: false, compressThreshold: 64 });
   try {
     const enc = encodeInferRequest({
       inputs: [createTensor('INPUT0', 'FP32', [1, 16], values(3))],
@@ -113,7 +114,11 @@ test('ordinary requests are answered by the lane as node\'s path answers them', 
       'POST /v2/models/identity_fp32/versions/1/infer HTTP/1.1', `Inference-Header-Content-Length: ${enc.headerLength}`,
       'Content-Type: application/octet-stream', `Content-Length: ${(enc.body as Buffer).byteLength}`, '', '',
     ].join('\r\n')), enc.body as Buffer]);
-    const requests = [inferRequest(1), binary, inferRequest(2, [], 'nope'), Buffer.from('POST /v2/models/identity_fp32/infer HTTP/1.1\r\nContent-Length: 5\r\n\r\n{"in"')];
+    const requests = [
+      inferRequest(1), binary, inferRequest(2, [], 'nope'), Buffer.from('POST /v2/models/identity_fp32/infer HTTP/1.1\r\nContent-Length: 5\r\n\r\n{"in"'),
+      inferRequest(3, ['Accept-Encoding: gzip, deflate']), inferRequest(4, ['Accept-Encoding: deflate']), inferRequest(5, ['Accept-Encoding: gzip;q=0, br']),
+      inferRequest(6, ['Accept-Encoding: gzip'], 'nope'),
+    ];
     for (const request of requests) {
       const a = new RawClient(lane.http.port);
       const b = new RawClient(node.http.port);
@@ -122,12 +127,21 @@ test('ordinary requests are answered by the lane as node\'s path answers them', 
       const [x, y] = [(await a.answer())!, (await b.answer())!];
       assert.equal(x.status, y.status);
       assert.deepEqual(x.body, y.body);
-      for (const h of ['content-type', 'content-length', 'inference-header-content-length', 'connection', 'keep-alive']) assert.equal(x.headers[h], y.headers[h], h);
+      for (const h of ['content-type', 'content-length', 'inference-header-content-length', 'connection', 'keep-alive', 'content-encoding', 'vary']) assert.equal(x.headers[h], y.headers[h], h);
       assert.ok(x.headers.date, 'a Date header');
       a.close();
       b.close();
     }
     assert.equal(lane.lane.served, requests.length);
+    // The cases above did compress: one of gzip and one of deflate.
+    const encodings = [];
+    for (const request of [inferRequest(3, ['Accept-Encoding: gzip, deflate']), inferRequest(4, ['Accept-Encoding: deflate'])]) {
+      const c = new RawClient(lane.http.port);
+      c.write(request);
+      encodings.push((await c.answer())!.headers['content-encoding']);
+      c.close();
+    }
+    assert.deepEqual(encodings, ['gzip', 'deflate']);
     assert.equal(lane.lane.handedOver, 0);
     assert.equal(inferLaneOf(node.http.app.server), undefined);
   } finally {
