@@ -34,4 +34,3 @@ export function encodeGrpcInfer(model: string, inputs: readonly Tensor[], option
   }
   return msg;
 }
-

@@ -11,8 +11,11 @@ import {
 } from '../../protocol/index.js';
 import type { InferenceResponse } from '../../inference/index.js';
 
-/** Tensor bytes from which the answer is written as chunks, as the route does. */
-const CHUNKED_MIN_BYTES = 64 * 1024;
+/**
+ * Tensor bytes from which a binary answer is written as chunks rather than framed in one buffer
+ * (below it framing is cheaper than a stream); the route's writer (send-binary-response.ts) too.
+ */
+export const CHUNKED_MIN_BYTES = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BINARY_TYPE = 'application/octet-stream';
 

@@ -133,11 +133,14 @@ export class InferLane {
     readonly o: InferLaneOptions,
   ) {
     const timeouts = [o.headerTimeoutMs, o.requestTimeoutMs, server.keepAliveTimeout].filter((t) => t > 0);
+    this.maxBody = Math.min(o.maxInputSize, MAX_LANE_BODY);
     this.#sweepMs = Math.max(MIN_SWEEP_MS, Math.min(MAX_SWEEP_MS, Math.floor(Math.min(...timeouts, 4 * MAX_SWEEP_MS) / 4)));
   }
 
   /** node's limit on a request's line and headers (--max-http-header-size): past it node's parser answers 431. */
   readonly maxHeaderSize = maxHeaderSize;
+  /** The largest body the lane takes: the input limit, at most MAX_LANE_BODY. */
+  readonly maxBody: number;
 
   adopt(socket: Socket): void {
     if (socket.destroyed) return;
@@ -327,7 +330,7 @@ class LaneConnection {
       return false;
     }
     const head = end + 4 <= lane.maxHeaderSize && lane.server.listening ? parseRequestHead(buf, end) : undefined;
-    const target = head !== undefined && head.contentLength <= Math.min(lane.o.maxInputSize, MAX_LANE_BODY) ? inferTarget(head.target) : undefined;
+    const target = head !== undefined && head.contentLength <= lane.maxBody ? inferTarget(head.target) : undefined;
     if (target === undefined || !ordinaryHeaders(head!.headers, lane.o.restrictions, true)) {
       this.#handOver();
       return false;

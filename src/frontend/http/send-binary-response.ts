@@ -10,9 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HEADER_LENGTH, binaryChunks, binaryOutputSize, frameBinary } from '../../protocol/index.js';
 import type { Tensor } from '../../tensor/index.js';
 import { responseEncoding } from './compression.js';
-
-/** Below this many tensor bytes framing is cheaper than a stream. */
-const CHUNKED_MIN_BYTES = 64 * 1024;
+import { CHUNKED_MIN_BYTES } from './infer-answer.js';
 
 export function sendBinaryResponse(
   request: FastifyRequest,
